@@ -1,0 +1,175 @@
+package io.streamtrain.train;
+
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.ps.KeyGroups;
+import io.streamtrain.ps.ParameterServer;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.PsState;
+import io.streamtrain.ps.message.PullRequest;
+import io.streamtrain.ps.message.PulledRows;
+import io.streamtrain.ps.message.Push;
+import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.row.RowInitializer;
+import io.streamtrain.schema.DeadLetter;
+import io.streamtrain.schema.TrainingMetrics;
+import io.streamtrain.train.batch.ExampleValidator;
+import io.streamtrain.train.batch.MiniBatch;
+import io.streamtrain.train.batch.MiniBatcher;
+import io.streamtrain.train.batch.SourceRecord;
+import io.streamtrain.train.batch.SourceRecordDeserializer;
+import io.streamtrain.train.feedback.AvroRecordSerializer;
+import io.streamtrain.train.feedback.PushDeserializer;
+import io.streamtrain.train.feedback.PushSerializer;
+import io.streamtrain.train.worker.Worker;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Wires the training loop:
+ * <pre>
+ * examples ─► batcher ─pulls─► PS (keyed by key group) ─rows─► worker (keyed by partition)
+ *                └──────────────── batches ─────────────────────►  │
+ *             PS ◄── feedback source ◄── feedback topic ◄── pushes ─┘
+ * </pre>
+ * The cycle is cut at the feedback topic, so the Flink graph itself is acyclic.
+ */
+public final class TrainingJob {
+    private TrainingJob() {}
+
+    /**
+     * @param feedbackStart where a fresh job's feedback source starts (the topic's end when the
+     *     job was built); a restored job resumes from its checkpoint instead.
+     */
+    public static void build(StreamExecutionEnvironment env, Configuration conf, Map<TopicPartition, Long> feedbackStart) {
+        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        String topic = conf.get(TrainingOptions.TOPIC);
+        if (topic == null) {
+            throw new IllegalArgumentException("no training topic: set " + TrainingOptions.TOPIC.key() + " (--topic)");
+        }
+        KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
+        ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
+        int dim = conf.get(PsOptions.DIM);
+
+        KafkaSource<SourceRecord> examples = KafkaSource.<SourceRecord>builder()
+                .setBootstrapServers(bootstrap)
+                .setTopics(topic)
+                .setGroupId(TrainingOptions.examplesGroup(conf))
+                .setStartingOffsets(startingOffsets(conf.get(TrainingOptions.START_FROM)))
+                .setDeserializer(new SourceRecordDeserializer())
+                .setProperty("isolation.level", "read_committed")
+                .setProperty("partition.discovery.interval.ms", "30000")
+                .build();
+        DataStream<SourceRecord> records = env.fromSource(examples, WatermarkStrategy.noWatermarks(), "examples")
+                .uid("streamtrain-examples-source");
+
+        SingleOutputStreamOperator<MiniBatch> batches = records
+                .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
+                .process(new MiniBatcher(
+                        keyGroups,
+                        conf.get(TrainingOptions.BATCH_SIZE),
+                        conf.get(TrainingOptions.MAX_WAIT).toMillis(),
+                        new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
+                        conf.get(TrainingOptions.INJECT_FAILURE_AFTER)))
+                .uid("streamtrain-batcher")
+                .name("batcher");
+        DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
+
+        String feedbackTopic = TrainingOptions.feedbackTopic(conf);
+        KafkaSource<Push> feedback = KafkaSource.<Push>builder()
+                .setBootstrapServers(bootstrap)
+                .setTopics(feedbackTopic)
+                .setGroupId(TrainingOptions.feedbackGroup(conf))
+                .setStartingOffsets(OffsetsInitializer.offsets(feedbackStart, OffsetResetStrategy.EARLIEST))
+                .setDeserializer(new PushDeserializer())
+                .setProperty("partition.discovery.interval.ms", "30000")
+                .build();
+        DataStream<Push> pushes = env.fromSource(feedback, WatermarkStrategy.noWatermarks(), "feedback")
+                .uid("streamtrain-feedback-source");
+
+        SingleOutputStreamOperator<PulledRows> rows = pulls
+                .keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT)
+                .connect(pushes.keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT))
+                .process(new ParameterServer(
+                        OptimizerConfig.from(conf),
+                        new RowInitializer(kind.rowWidth(dim), conf.get(PsOptions.INIT_STDDEV), conf.get(PsOptions.INIT_SEED)),
+                        conf.get(PsOptions.MIN_FREQUENCY),
+                        conf.getOptional(PsOptions.ROW_TTL).orElse(null)))
+                .uid(PsState.PS_UID)
+                .name("parameter-server");
+
+        SingleOutputStreamOperator<Push> gradients = batches
+                .keyBy(b -> keyGroups.keyOfPartition(b.sourcePartition), Types.INT)
+                .connect(rows.keyBy(r -> keyGroups.keyOfPartition(r.sourcePartition), Types.INT))
+                .process(new Worker(kind.create(dim), conf.get(TrainingOptions.VALIDATION_WINDOW)))
+                .uid("streamtrain-worker")
+                .name("worker");
+
+        // At-least-once is enough: the PS drops replayed pushes by (partition, batch sequence).
+        gradients.sinkTo(KafkaSink.<Push>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setRecordSerializer(new PushSerializer(feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS)))
+                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                        .setKafkaProducerConfig(producerProperties())
+                        .build())
+                .uid("streamtrain-feedback-sink")
+                .name("feedback-sink");
+
+        gradients.getSideOutput(Worker.METRICS)
+                .sinkTo(KafkaSink.<TrainingMetrics>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setRecordSerializer(new AvroRecordSerializer<>(TrainingOptions.metricsTopic(conf), TrainingMetrics.class))
+                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                        .build())
+                .uid("streamtrain-metrics-sink")
+                .name("metrics-sink");
+
+        // Dead letters are counted by users: exactly once, so a replay does not repeat them.
+        Properties transactional = producerProperties();
+        transactional.setProperty("transaction.timeout.ms", "600000");
+        batches.getSideOutput(MiniBatcher.DEAD_LETTERS)
+                .sinkTo(KafkaSink.<DeadLetter>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setRecordSerializer(new AvroRecordSerializer<>(TrainingOptions.deadLetterTopic(conf), DeadLetter.class))
+                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                        .setTransactionalIdPrefix(conf.get(TrainingOptions.NAME) + "-dlq")
+                        .setKafkaProducerConfig(transactional)
+                        .build())
+                .uid("streamtrain-dead-letter-sink")
+                .name("dead-letter-sink");
+    }
+
+    private static Properties producerProperties() {
+        Properties p = new Properties();
+        p.setProperty("enable.idempotence", "true");
+        p.setProperty("acks", "all");
+        p.setProperty("linger.ms", "2");
+        p.setProperty("compression.type", "lz4");
+        return p;
+    }
+
+    private static OffsetsInitializer startingOffsets(String startFrom) {
+        switch (startFrom) {
+            case "earliest":
+                return OffsetsInitializer.earliest();
+            case "latest":
+                return OffsetsInitializer.latest();
+            case "committed":
+                return OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+            default:
+                throw new IllegalArgumentException("start-from must be earliest, latest or committed, got '" + startFrom + "'");
+        }
+    }
+}

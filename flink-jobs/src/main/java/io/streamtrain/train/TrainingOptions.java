@@ -1,0 +1,122 @@
+package io.streamtrain.train;
+
+import java.time.Duration;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * Every knob of the training job (the PS's own are in {@code PsOptions}). The CLI flags of
+ * {@code streamtrain train} map one-to-one onto these keys; anything else can be passed as
+ * {@code -Dkey=value}.
+ */
+public final class TrainingOptions {
+    private TrainingOptions() {}
+
+    public static final ConfigOption<String> BOOTSTRAP =
+            ConfigOptions.key("streamtrain.kafka.bootstrap-servers")
+                    .stringType()
+                    .defaultValue("127.0.0.1:9092")
+                    .withDescription("Kafka bootstrap servers of the training, feedback, metrics and dead-letter topics.");
+
+    public static final ConfigOption<String> TOPIC =
+            ConfigOptions.key("streamtrain.train.topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Training topic: Avro Example records.");
+
+    public static final ConfigOption<String> NAME =
+            ConfigOptions.key("streamtrain.train.name")
+                    .stringType()
+                    .defaultValue("streamtrain")
+                    .withDescription("Model name: prefixes the consumer groups and transactional ids of this training lineage.");
+
+    public static final ConfigOption<String> MODEL =
+            ConfigOptions.key("streamtrain.train.model")
+                    .stringType()
+                    .defaultValue("fm")
+                    .withDescription("Model family: lr or fm (second-order factorization machine).");
+
+    public static final ConfigOption<Integer> BATCH_SIZE =
+            ConfigOptions.key("streamtrain.train.batch-size")
+                    .intType()
+                    .defaultValue(256)
+                    .withDescription("Examples per mini-batch (one task).");
+
+    public static final ConfigOption<Duration> MAX_WAIT =
+            ConfigOptions.key("streamtrain.train.max-wait")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(500))
+                    .withDescription(
+                            "A batch closes early when a record's timestamp is this much later than its first"
+                                    + " record's, or when its partition has been idle this long (then it is emitted"
+                                    + " after the next checkpoint, to keep replays deterministic).");
+
+    public static final ConfigOption<Integer> MAX_FEATURES =
+            ConfigOptions.key("streamtrain.train.max-features")
+                    .intType()
+                    .defaultValue(1000)
+                    .withDescription("Examples with more features are dead-lettered (too-many-features).");
+
+    public static final ConfigOption<Integer> VALIDATION_WINDOW =
+            ConfigOptions.key("streamtrain.train.validation-window")
+                    .intType()
+                    .defaultValue(20000)
+                    .withDescription("Examples per worker subtask in the sliding progressive-validation window (AUC, logloss).");
+
+    public static final ConfigOption<String> START_FROM =
+            ConfigOptions.key("streamtrain.train.start-from")
+                    .stringType()
+                    .defaultValue("earliest")
+                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading: earliest, latest or committed.");
+
+    public static final ConfigOption<String> FEEDBACK_TOPIC =
+            ConfigOptions.key("streamtrain.train.feedback-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Gradient feedback topic (worker → PS). Default: <topic>.feedback.");
+
+    public static final ConfigOption<Integer> FEEDBACK_PARTITIONS =
+            ConfigOptions.key("streamtrain.train.feedback-partitions")
+                    .intType()
+                    .defaultValue(8)
+                    .withDescription("Partitions of the feedback topic when it is created; keep it >= the largest parallelism.");
+
+    public static final ConfigOption<String> METRICS_TOPIC =
+            ConfigOptions.key("streamtrain.train.metrics-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Progressive-validation metrics topic (Avro TrainingMetrics). Default: <topic>.metrics.");
+
+    public static final ConfigOption<String> DEAD_LETTER_TOPIC =
+            ConfigOptions.key("streamtrain.train.dead-letter-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Dead-letter topic for records that cannot be trained on. Default: <topic>.dlq.");
+
+    public static final ConfigOption<Long> INJECT_FAILURE_AFTER =
+            ConfigOptions.key("streamtrain.train.inject-failure-after")
+                    .longType()
+                    .defaultValue(0L)
+                    .withDescription("Diagnostic: a batcher task fails once (first attempt only) after this many records. 0 = off.");
+
+    public static String feedbackTopic(Configuration conf) {
+        return conf.getOptional(FEEDBACK_TOPIC).orElse(conf.get(TOPIC) + ".feedback");
+    }
+
+    public static String metricsTopic(Configuration conf) {
+        return conf.getOptional(METRICS_TOPIC).orElse(conf.get(TOPIC) + ".metrics");
+    }
+
+    public static String deadLetterTopic(Configuration conf) {
+        return conf.getOptional(DEAD_LETTER_TOPIC).orElse(conf.get(TOPIC) + ".dlq");
+    }
+
+    public static String examplesGroup(Configuration conf) {
+        return conf.get(NAME) + "-examples";
+    }
+
+    public static String feedbackGroup(Configuration conf) {
+        return conf.get(NAME) + "-feedback";
+    }
+}

@@ -1,0 +1,15 @@
+package io.streamtrain.train.batch;
+
+/** The batcher's durable per-partition bookkeeping (the open batch itself is in list state). */
+public class BatcherMeta {
+    /** The source partition this key batches. */
+    public int partition;
+    /** Sequence number the next batch of this partition gets. */
+    public long nextSeq;
+    /** The open batch was closed by the idle timer and waits for a checkpoint to make that cut durable. */
+    public boolean sealed;
+    /** Id of the last snapshot started before the seal; the cut is durable once a later checkpoint completes. */
+    public long sealedAfterSnapshot;
+
+    public BatcherMeta() {}
+}

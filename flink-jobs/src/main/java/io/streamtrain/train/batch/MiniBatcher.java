@@ -1,0 +1,243 @@
+package io.streamtrain.train.batch;
+
+import io.streamtrain.ps.KeyGroups;
+import io.streamtrain.ps.message.PullRequest;
+import io.streamtrain.schema.DeadLetter;
+import io.streamtrain.train.batch.ExampleValidator.Verdict;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Cuts each source partition's records into mini-batches (keyed by partition) and sends, per batch,
+ * one pull per PS key group. A replay after a failure must cut exactly the same batches, or the
+ * PS's duplicate check would drop or double records. So a batch closes only
+ * <ul>
+ *   <li>when it reaches the batch size, or</li>
+ *   <li>when a record's timestamp is more than max-wait after the batch's first record's,</li>
+ * </ul>
+ * both pure functions of the record sequence. The third rule, an idle partition's open batch
+ * closing after max-wait of wall-clock time, is not: such a batch is <em>sealed</em> in state and
+ * emitted only after a checkpoint containing the seal completes; records arriving meanwhile are
+ * held and cut after it. A restore therefore sees either no seal (and re-cuts deterministically)
+ * or the durable seal.
+ */
+public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, MiniBatch>
+        implements CheckpointedFunction, CheckpointListener {
+    private static final long serialVersionUID = 1L;
+    private static final long SEAL_POLL_MS = 50;
+
+    public static final OutputTag<PullRequest> PULLS = new OutputTag<>("pulls") {};
+    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
+
+    private final KeyGroups keyGroups;
+    private final int batchSize;
+    private final long maxWaitMs;
+    private final ExampleValidator validator;
+    private final long injectFailureAfter;
+
+    private transient ValueState<BatcherMeta> metaState;
+    private transient ListState<BatchRecord> openBatch;
+    private transient ListState<BatchRecord> held;
+    /** Per partition key, the in-memory view of the open batch; rebuilt from state after a restore. */
+    private transient Map<Integer, OpenBatch> open;
+    private transient long lastStartedSnapshot;
+    private transient long lastCompletedCheckpoint;
+    private transient long recordsSeen;
+    private transient Counter batchesCounter;
+    private transient Counter deadLetterCounter;
+    private transient Counter recordsCounter;
+
+    public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter) {
+        this.keyGroups = keyGroups;
+        this.batchSize = batchSize;
+        this.maxWaitMs = maxWaitMs;
+        this.validator = validator;
+        this.injectFailureAfter = injectFailureAfter;
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) {
+        long restored = context.getRestoredCheckpointId().orElse(0L);
+        lastStartedSnapshot = restored;
+        lastCompletedCheckpoint = restored;
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        lastStartedSnapshot = Math.max(lastStartedSnapshot, context.getCheckpointId());
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        lastCompletedCheckpoint = Math.max(lastCompletedCheckpoint, checkpointId);
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        metaState = getRuntimeContext().getState(new ValueStateDescriptor<>("batcher-meta", BatcherMeta.class));
+        openBatch = getRuntimeContext().getListState(new ListStateDescriptor<>("open-batch", BatchRecord.class));
+        held = getRuntimeContext().getListState(new ListStateDescriptor<>("held-records", BatchRecord.class));
+        open = new HashMap<>();
+        var group = getRuntimeContext().getMetricGroup().addGroup("batcher");
+        batchesCounter = group.counter("batchesEmitted");
+        deadLetterCounter = group.counter("deadLetters");
+        recordsCounter = group.counter("recordsIn");
+    }
+
+    @Override
+    public void processElement(SourceRecord record, Context ctx, Collector<MiniBatch> out) throws Exception {
+        maybeInjectFailure();
+        recordsCounter.inc();
+        Verdict verdict = validator.validate(record);
+        if (verdict.deadLetter() != null) {
+            deadLetterCounter.inc();
+            ctx.output(DEAD_LETTERS, verdict.deadLetter());
+            return;
+        }
+        OpenBatch batch = load(ctx.getCurrentKey(), record.partition);
+        if (batch.meta.sealed) {
+            held.add(verdict.record());
+            return;
+        }
+        append(batch, verdict.record(), ctx, out);
+    }
+
+    private void append(OpenBatch batch, BatchRecord r, Context ctx, Collector<MiniBatch> out) throws Exception {
+        if (batch.size > 0 && r.timestamp - batch.firstTimestamp > maxWaitMs) {
+            cut(batch, ctx, out);
+        }
+        openBatch.add(r);
+        if (batch.size == 0) {
+            batch.firstTimestamp = r.timestamp;
+            ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + maxWaitMs);
+        }
+        batch.size++;
+        batch.lastArrival = ctx.timerService().currentProcessingTime();
+        if (batch.size >= batchSize) {
+            cut(batch, ctx, out);
+        }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<MiniBatch> out) throws Exception {
+        OpenBatch batch = load(ctx.getCurrentKey(), -1);
+        long now = ctx.timerService().currentProcessingTime();
+        if (batch.meta.sealed) {
+            if (lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot) {
+                release(batch, ctx, out);
+            } else {
+                ctx.timerService().registerProcessingTimeTimer(now + SEAL_POLL_MS);
+            }
+        } else if (batch.size > 0) {
+            if (now - batch.lastArrival >= maxWaitMs) {
+                batch.meta.sealed = true;
+                batch.meta.sealedAfterSnapshot = lastStartedSnapshot;
+                metaState.update(batch.meta);
+                ctx.timerService().registerProcessingTimeTimer(now + SEAL_POLL_MS);
+            } else {
+                ctx.timerService().registerProcessingTimeTimer(batch.lastArrival + maxWaitMs);
+            }
+        }
+    }
+
+    /** The sealed batch's cut is durable: emit it, then cut the records held behind it. */
+    private void release(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws Exception {
+        batch.meta.sealed = false;
+        cut(batch, ctx, out);
+        List<BatchRecord> waiting = new ArrayList<>();
+        for (BatchRecord r : held.get()) {
+            waiting.add(r);
+        }
+        held.clear();
+        for (BatchRecord r : waiting) {
+            append(batch, r, ctx, out);
+        }
+    }
+
+    private void cut(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws Exception {
+        List<BatchRecord> records = new ArrayList<>(batch.size);
+        for (BatchRecord r : openBatch.get()) {
+            records.add(r);
+        }
+        openBatch.clear();
+        BatchAssembler.Assembled assembled =
+                BatchAssembler.assemble(keyGroups, batch.meta.partition, batch.meta.nextSeq, records);
+        for (PullRequest pull : assembled.pulls()) {
+            ctx.output(PULLS, pull);
+        }
+        out.collect(assembled.batch());
+        batch.meta.nextSeq++;
+        metaState.update(batch.meta);
+        batch.size = 0;
+        batchesCounter.inc();
+    }
+
+    /**
+     * The open batch of the current key, loaded from state on first use after (re)start. A new
+     * partition's meta is written at once so that its timers can find it after a restore.
+     */
+    private OpenBatch load(Integer key, int partition) throws Exception {
+        OpenBatch batch = open.get(key);
+        if (batch == null) {
+            batch = new OpenBatch();
+            BatcherMeta meta = metaState.value();
+            if (meta == null) {
+                if (partition < 0) {
+                    throw new IllegalStateException("timer for partition key " + key + " without batcher state");
+                }
+                meta = new BatcherMeta();
+                meta.partition = partition;
+                metaState.update(meta);
+            }
+            batch.meta = meta;
+            for (BatchRecord r : openBatch.get()) {
+                if (batch.size == 0) {
+                    batch.firstTimestamp = r.timestamp;
+                }
+                batch.size++;
+            }
+            batch.lastArrival = System.currentTimeMillis();
+            open.put(key, batch);
+        }
+        return batch;
+    }
+
+    private void maybeInjectFailure() {
+        if (injectFailureAfter > 0
+                && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0
+                && ++recordsSeen == injectFailureAfter) {
+            throw new InjectedFailure("injected failure after " + injectFailureAfter + " records (--inject-failure-after)");
+        }
+    }
+
+    /** What --inject-failure-after throws; the job restarts from its latest checkpoint. */
+    public static final class InjectedFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        InjectedFailure(String message) {
+            super(message);
+        }
+    }
+
+    private static final class OpenBatch {
+        BatcherMeta meta;
+        int size;
+        long firstTimestamp;
+        long lastArrival;
+    }
+}

@@ -1,0 +1,98 @@
+package io.streamtrain.train.run;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * What the brokers know about a training run: topic end offsets and the offsets the job's
+ * sources committed when their checkpoints completed. Works the same for a local or remote job.
+ */
+public final class KafkaProgress implements AutoCloseable {
+    private final Admin admin;
+
+    public KafkaProgress(String bootstrap) {
+        Properties p = new Properties();
+        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        this.admin = Admin.create(p);
+    }
+
+    /** Creates the topic with {@code partitions} partitions unless it exists. */
+    public void ensureTopic(String topic, int partitions) throws Exception {
+        try {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+    }
+
+    public Set<TopicPartition> partitions(String topic) throws Exception {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                .map(info -> new TopicPartition(topic, info.partition()))
+                .collect(Collectors.toSet());
+    }
+
+    /** Committed-read end offsets (the last stable offset) of every partition of the topic. */
+    public Map<TopicPartition, Long> endOffsets(String topic) throws Exception {
+        return offsets(partitions(topic), OffsetSpec.latest());
+    }
+
+    public Map<TopicPartition, Long> startOffsets(String topic) throws Exception {
+        return offsets(partitions(topic), OffsetSpec.earliest());
+    }
+
+    private Map<TopicPartition, Long> offsets(Collection<TopicPartition> partitions, OffsetSpec spec) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        partitions.forEach(tp -> request.put(tp, spec));
+        Map<TopicPartition, Long> result = new HashMap<>();
+        admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get()
+                .forEach((tp, info) -> result.put(tp, info.offset()));
+        return result;
+    }
+
+    /** Offsets the consumer group committed for the topic; partitions without a commit are absent. */
+    public Map<TopicPartition, Long> committed(String group, String topic) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> all =
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        Map<TopicPartition, Long> result = new HashMap<>();
+        all.forEach((tp, om) -> {
+            if (om != null && tp.topic().equals(topic)) {
+                result.put(tp, om.offset());
+            }
+        });
+        return result;
+    }
+
+    /** Σ max(0, end − committed) over the topic's partitions (a partition never committed counts from {@code floor}). */
+    public static long lag(Map<TopicPartition, Long> end, Map<TopicPartition, Long> committed, Map<TopicPartition, Long> floor) {
+        long lag = 0;
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            long c = committed.getOrDefault(e.getKey(), floor.getOrDefault(e.getKey(), 0L));
+            lag += Math.max(0, e.getValue() - c);
+        }
+        return lag;
+    }
+
+    @Override
+    public void close() {
+        admin.close();
+    }
+}

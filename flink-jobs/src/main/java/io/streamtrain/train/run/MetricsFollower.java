@@ -1,0 +1,86 @@
+package io.streamtrain.train.run;
+
+import io.streamtrain.schema.AvroCodec;
+import io.streamtrain.schema.TrainingMetrics;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Follows the metrics topic from where this run began and keeps each worker subtask's latest window. */
+public final class MetricsFollower implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MetricsFollower.class);
+
+    private final Thread thread;
+    private final Map<Integer, TrainingMetrics> latest = new HashMap<>();
+    private volatile boolean running = true;
+
+    public MetricsFollower(String bootstrap, String topic, Map<TopicPartition, Long> from) {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        thread = new Thread(() -> follow(p, from), "streamtrain-metrics-follower");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void follow(Properties props, Map<TopicPartition, Long> from) {
+        AvroCodec<TrainingMetrics> codec = AvroCodec.of(TrainingMetrics.class);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            consumer.assign(from.keySet());
+            from.forEach(consumer::seek);
+            while (running) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    try {
+                        TrainingMetrics m = codec.decode(r.value());
+                        synchronized (latest) {
+                            TrainingMetrics prev = latest.get(m.getSubtask());
+                            if (prev == null || !m.getTime().isBefore(prev.getTime())) {
+                                latest.put(m.getSubtask(), m);
+                            }
+                        }
+                    } catch (Exception e) {
+                        LOG.warn("skipping unreadable metrics record at {}/{}", r.partition(), r.offset(), e);
+                    }
+                }
+            }
+        } catch (Exception e) {
+            if (running) {
+                LOG.warn("metrics follower stopped", e);
+            }
+        }
+    }
+
+    /** Window AUC and logloss over all subtasks, weighted by their window sizes; NaN before any report. */
+    public double[] window() {
+        double auc = 0;
+        double logloss = 0;
+        double weight = 0;
+        synchronized (latest) {
+            for (TrainingMetrics m : latest.values()) {
+                double w = m.getWindowExamples();
+                if (w > 0 && !Double.isNaN(m.getWindowAuc())) {
+                    auc += w * m.getWindowAuc();
+                    logloss += w * m.getWindowLogloss();
+                    weight += w;
+                }
+            }
+        }
+        return weight == 0 ? new double[] {Double.NaN, Double.NaN} : new double[] {auc / weight, logloss / weight};
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        thread.join(2000);
+    }
+}

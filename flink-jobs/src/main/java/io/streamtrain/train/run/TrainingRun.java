@@ -1,0 +1,288 @@
+package io.streamtrain.train.run;
+
+import io.streamtrain.export.LatestCheckpoint;
+import io.streamtrain.export.ModelInfo;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.train.TrainingJob;
+import io.streamtrain.train.TrainingOptions;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Runs the training job on a local Flink cluster: resumes from the newest retained checkpoint in
+ * the checkpoint directory if there is one, prints progress, and with {@code untilIdle} stops once
+ * every record has been trained and every gradient applied in a completed checkpoint.
+ */
+public final class TrainingRun {
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
+
+    public record Settings(
+            Configuration conf,
+            Path checkpointDir,
+            int parallelism,
+            Duration checkpointInterval,
+            Duration untilIdle,
+            boolean resume,
+            PrintStream progress) {}
+
+    private TrainingRun() {}
+
+    /** The Flink configuration the training job needs on any cluster. */
+    public static Configuration flinkConfiguration(Settings s) {
+        Configuration c = new Configuration(s.conf());
+        c.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
+        c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
+        // The worker relies on aligned barriers (see Worker); never let Flink switch to unaligned.
+        c.set(CheckpointingOptions.ENABLE_UNALIGNED, false);
+        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
+        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        setIfMissing(c, PipelineOptions.MAX_PARALLELISM, 128);
+        c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
+        return c;
+    }
+
+    private static <T> void setIfMissing(Configuration c, org.apache.flink.configuration.ConfigOption<T> option, T value) {
+        if (!c.contains(option)) {
+            c.set(option, value);
+        }
+    }
+
+    public static TrainingSummary run(Settings s) throws Exception {
+        Configuration conf = flinkConfiguration(s);
+        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        String topic = conf.get(TrainingOptions.TOPIC);
+        String feedbackTopic = TrainingOptions.feedbackTopic(conf);
+        String metricsTopic = TrainingOptions.metricsTopic(conf);
+        String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
+        PrintStream out = s.progress();
+
+        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+            kafka.ensureTopic(topic, 4);
+            kafka.ensureTopic(feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS));
+            kafka.ensureTopic(metricsTopic, 1);
+            kafka.ensureTopic(deadLetterTopic, 1);
+
+            Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
+            Map<TopicPartition, Long> examplesFrom = resumeFrom.isPresent()
+                    ? withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic))
+                    : freshStart(kafka, conf, topic);
+            Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
+            Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
+
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            TrainingJob.build(env, conf, feedbackFrom);
+            StreamGraph graph = env.getStreamGraph();
+            graph.setJobName("streamtrain-train " + conf.get(TrainingOptions.NAME));
+            resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(p.toString(), false)));
+            JobGraph jobGraph = graph.getJobGraph();
+            out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
+                    + ", topic " + topic + ", parallelism " + s.parallelism() + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
+
+            modelInfo(conf).write(s.checkpointDir());
+            Duration idle = effectiveIdle(s, conf);
+            try (LocalFlink flink = new LocalFlink(conf, s.parallelism());
+                    MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
+                JobID job = flink.submit(jobGraph);
+                JobMonitor monitor = new JobMonitor(flink.restAddress(), job);
+                Watch watch = new Watch(kafka, conf, topic, feedbackTopic, examplesFrom, feedbackFrom);
+                long started = System.nanoTime();
+                long lastProgress = 0;
+                Thread main = Thread.currentThread();
+                Thread hook = new Thread(main::interrupt);
+                Runtime.getRuntime().addShutdownHook(hook);
+                try {
+                    while (true) {
+                        JobStatus status = flink.status(job);
+                        if (status.isGloballyTerminalState()) {
+                            throw new IllegalStateException("training job ended " + status, flink.failureCause(job));
+                        }
+                        watch.poll();
+                        long now = System.nanoTime();
+                        if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
+                            lastProgress = now;
+                            out.println(progressLine(watch, metrics, monitor, (now - started) / 1e9));
+                        }
+                        if (idle != null && watch.quietFor().compareTo(idle) >= 0) {
+                            break;
+                        }
+                        Thread.sleep(500);
+                    }
+                } catch (InterruptedException e) {
+                    out.println("train: interrupted, stopping (the latest checkpoint is kept)");
+                } finally {
+                    try {
+                        Runtime.getRuntime().removeShutdownHook(hook);
+                    } catch (IllegalStateException shuttingDown) {
+                        // JVM is exiting; nothing to remove
+                    }
+                }
+                JobMonitor.Checkpoints cps = monitor.checkpoints();
+                long restarts = monitor.restarts();
+                double staleness = monitor.maxOfMetric("parameter-server", "gradientStalenessMs_p99");
+                flink.cancel(job);
+                double seconds = (System.nanoTime() - started) / 1e9;
+                double[] window = metrics.window();
+                long deadLetters = KafkaProgress.lag(kafka.endOffsets(deadLetterTopic), deadLettersFrom, Map.of());
+                return new TrainingSummary(watch.records(), watch.records() / Math.max(1e-3, watch.activeSeconds()),
+                        window[0], window[1], cps.completed(), restarts, staleness, deadLetters, seconds,
+                        cps.latestPath());
+            }
+        }
+    }
+
+    public static ModelInfo modelInfo(Configuration conf) {
+        return new ModelInfo(
+                conf.get(TrainingOptions.NAME),
+                conf.get(TrainingOptions.TOPIC),
+                conf.get(TrainingOptions.MODEL),
+                conf.get(PsOptions.DIM),
+                conf.get(PsOptions.OPTIMIZER),
+                conf.getOptional(PsOptions.ROW_TTL).map(Duration::toMillis).orElse(0L),
+                conf.get(PipelineOptions.MAX_PARALLELISM));
+    }
+
+    /** Quiet must outlast an idle batch's wait, the checkpoint that seals it and the one that commits its pushes. */
+    private static Duration effectiveIdle(Settings s, Configuration conf) {
+        if (s.untilIdle() == null) {
+            return null;
+        }
+        Duration floor = conf.get(TrainingOptions.MAX_WAIT).plus(s.checkpointInterval().multipliedBy(3)).plusSeconds(1);
+        if (s.untilIdle().compareTo(floor) < 0) {
+            s.progress().println("train: --until-idle raised to " + floor.toMillis() / 1000.0 + " s (max-wait + 3 checkpoint intervals + 1 s)");
+            return floor;
+        }
+        return s.untilIdle();
+    }
+
+    private static Map<TopicPartition, Long> freshStart(KafkaProgress kafka, Configuration conf, String topic) throws Exception {
+        switch (conf.get(TrainingOptions.START_FROM)) {
+            case "latest":
+                return kafka.endOffsets(topic);
+            case "committed":
+                return withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+            default:
+                return kafka.startOffsets(topic);
+        }
+    }
+
+    private static Map<TopicPartition, Long> withFloor(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> floor) {
+        Map<TopicPartition, Long> result = new HashMap<>(floor);
+        result.putAll(offsets);
+        return result;
+    }
+
+    private static String progressLine(Watch w, MetricsFollower metrics, JobMonitor monitor, double seconds) {
+        double[] window = metrics.window();
+        long checkpoints = -1;
+        long restarts = -1;
+        try {
+            checkpoints = monitor.checkpoints().completed();
+            restarts = monitor.restarts();
+        } catch (Exception e) {
+            // REST not ready yet; show -1
+        }
+        return String.format(Locale.ROOT,
+                "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f checkpoints=%d restarts=%d",
+                seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
+                window[0], window[1], checkpoints, restarts);
+    }
+
+    /**
+     * Tracks committed progress. The run is quiet while nothing moves: no new records, both
+     * consumer groups caught up, and no new pushes. Committed offsets only move when a checkpoint
+     * completes, so caught-up means trained and applied in a durable checkpoint.
+     */
+    private static final class Watch {
+        private final KafkaProgress kafka;
+        private final String examplesGroup;
+        private final String feedbackGroup;
+        private final String topic;
+        private final String feedbackTopic;
+        private final Map<TopicPartition, Long> examplesFrom;
+        private final Map<TopicPartition, Long> feedbackFrom;
+        private final long startedAt = System.nanoTime();
+        private long records;
+        private long lag;
+        private long feedbackLag;
+        private long lastChange = System.nanoTime();
+        private long lastAdvance = System.nanoTime();
+        private String lastSnapshot = "";
+
+        Watch(KafkaProgress kafka, Configuration conf, String topic, String feedbackTopic,
+              Map<TopicPartition, Long> examplesFrom, Map<TopicPartition, Long> feedbackFrom) {
+            this.kafka = kafka;
+            this.examplesGroup = TrainingOptions.examplesGroup(conf);
+            this.feedbackGroup = TrainingOptions.feedbackGroup(conf);
+            this.topic = topic;
+            this.feedbackTopic = feedbackTopic;
+            this.examplesFrom = examplesFrom;
+            this.feedbackFrom = feedbackFrom;
+        }
+
+        void poll() throws Exception {
+            Map<TopicPartition, Long> end = kafka.endOffsets(topic);
+            Map<TopicPartition, Long> committed = kafka.committed(examplesGroup, topic);
+            Map<TopicPartition, Long> feedbackEnd = kafka.endOffsets(feedbackTopic);
+            Map<TopicPartition, Long> feedbackCommitted = kafka.committed(feedbackGroup, feedbackTopic);
+            lag = KafkaProgress.lag(end, committed, examplesFrom);
+            feedbackLag = KafkaProgress.lag(feedbackEnd, feedbackCommitted, feedbackFrom);
+            long done = 0;
+            for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
+                done += Math.max(0, e.getValue() - examplesFrom.getOrDefault(e.getKey(), 0L));
+            }
+            if (done != records) {
+                lastAdvance = System.nanoTime();
+            }
+            records = done;
+            String snapshot = end + "|" + committed + "|" + feedbackEnd + "|" + feedbackCommitted;
+            if (!snapshot.equals(lastSnapshot) || lag > 0 || feedbackLag > 0) {
+                lastChange = System.nanoTime();
+                lastSnapshot = snapshot;
+            }
+        }
+
+        Duration quietFor() {
+            return Duration.ofNanos(System.nanoTime() - lastChange);
+        }
+
+        long records() {
+            return records;
+        }
+
+        long lag() {
+            return lag;
+        }
+
+        long feedbackLag() {
+            return feedbackLag;
+        }
+
+        double activeSeconds() {
+            return (lastAdvance - startedAt) / 1e9;
+        }
+    }
+}

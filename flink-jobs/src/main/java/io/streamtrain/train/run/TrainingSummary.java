@@ -1,0 +1,25 @@
+package io.streamtrain.train.run;
+
+import java.util.Locale;
+
+/** The outcome of one {@code train} run; {@link #line()} is the machine-readable last line. */
+public record TrainingSummary(
+        long records,
+        double examplesPerSecond,
+        double windowAuc,
+        double windowLogloss,
+        long checkpoints,
+        long restarts,
+        double stalenessP99Ms,
+        long deadLetters,
+        double seconds,
+        String latestCheckpoint) {
+
+    public String line() {
+        return String.format(Locale.ROOT,
+                "summary: records=%d examples_per_s=%.0f window_auc=%.4f window_logloss=%.4f checkpoints=%d"
+                        + " restarts=%d staleness_p99_ms=%.0f dead_letters=%d seconds=%.1f checkpoint=%s",
+                records, examplesPerSecond, windowAuc, windowLogloss, checkpoints, restarts, stalenessP99Ms,
+                deadLetters, seconds, latestCheckpoint);
+    }
+}

@@ -1,0 +1,189 @@
+package io.streamtrain.train.worker;
+
+import io.streamtrain.model.Model;
+import io.streamtrain.ps.message.PulledRows;
+import io.streamtrain.ps.message.Push;
+import io.streamtrain.schema.FeatureKey;
+import io.streamtrain.schema.TrainingMetrics;
+import io.streamtrain.train.batch.MiniBatch;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Keyed by source partition: joins each mini-batch with its pulled rows, scores every example
+ * before learning from it (progressive validation), and emits the batch's summed gradients as one
+ * push per PS key group. Batches of a partition are trained strictly in sequence, so its pushes
+ * reach each feedback partition in order, which the PS's duplicate check relies on.
+ *
+ * <p>Batches waiting for rows live on the heap only: with aligned checkpoints every batch emitted
+ * before a barrier has all its rows before the barrier too, so none is pending at a snapshot.
+ */
+public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRows, Push>
+        implements CheckpointedFunction {
+    private static final long serialVersionUID = 1L;
+    private static final long METRICS_EVERY_MS = 1000;
+
+    public static final OutputTag<TrainingMetrics> METRICS = new OutputTag<>("metrics") {};
+
+    private final Model model;
+    private final int validationWindow;
+
+    private transient ValueState<Long> nextSeqState;
+    private transient Map<Integer, TreeMap<Long, BatchAssembly>> waiting;
+    private transient ProgressiveValidation validation;
+    private transient double[] scratch;
+    private transient long examples;
+    private transient long lastMetricsAt;
+    private transient Counter examplesCounter;
+    private transient Meter examplesPerSecond;
+
+    public Worker(Model model, int validationWindow) {
+        this.model = model;
+        this.validationWindow = validationWindow;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        nextSeqState = getRuntimeContext().getState(new ValueStateDescriptor<>("worker-next-seq", Types.LONG));
+        waiting = new HashMap<>();
+        validation = new ProgressiveValidation(validationWindow);
+        scratch = new double[model.width()];
+        var group = getRuntimeContext().getMetricGroup().addGroup("worker");
+        examplesCounter = group.counter("examplesTrained");
+        examplesPerSecond = group.meter("examplesPerSecond", new MeterView(examplesCounter));
+        group.gauge("windowAuc", (Gauge<Double>) validation::auc);
+        group.gauge("windowLogloss", (Gauge<Double>) validation::logloss);
+    }
+
+    @Override
+    public void processElement1(MiniBatch batch, Context ctx, Collector<Push> out) throws Exception {
+        assembly(ctx.getCurrentKey(), batch.batchSeq).batch = batch;
+        drain(ctx, out);
+    }
+
+    @Override
+    public void processElement2(PulledRows rows, Context ctx, Collector<Push> out) throws Exception {
+        assembly(ctx.getCurrentKey(), rows.batchSeq).rows.add(rows);
+        drain(ctx, out);
+    }
+
+    private BatchAssembly assembly(Integer key, long seq) {
+        return waiting.computeIfAbsent(key, k -> new TreeMap<>()).computeIfAbsent(seq, s -> new BatchAssembly());
+    }
+
+    /** Trains every complete batch that is next in its partition's sequence. */
+    private void drain(Context ctx, Collector<Push> out) throws Exception {
+        TreeMap<Long, BatchAssembly> queue = waiting.get(ctx.getCurrentKey());
+        Long stored = nextSeqState.value();
+        long next = stored == null ? 0 : stored;
+        boolean advanced = false;
+        while (!queue.isEmpty() && queue.firstKey() == next && queue.firstEntry().getValue().complete()) {
+            train(queue.pollFirstEntry().getValue(), ctx, out);
+            next++;
+            advanced = true;
+        }
+        if (!queue.isEmpty() && queue.firstKey() < next) {
+            throw new IllegalStateException("batch " + queue.firstKey() + " arrived after batch " + (next - 1) + " was trained");
+        }
+        if (advanced) {
+            nextSeqState.update(next);
+        }
+    }
+
+    private void train(BatchAssembly assembly, Context ctx, Collector<Push> out) {
+        MiniBatch b = assembly.batch;
+        int width = model.width();
+        int rowCount = 0;
+        for (PulledRows r : assembly.rows) {
+            rowCount += r.keys.length;
+        }
+        float[] table = new float[rowCount * width];
+        Map<Long, Integer> offsetOf = new HashMap<>(rowCount * 2);
+        int at = 0;
+        for (PulledRows r : assembly.rows) {
+            System.arraycopy(r.weights, 0, table, at, r.weights.length);
+            for (long k : r.keys) {
+                offsetOf.put(k, at);
+                at += width;
+            }
+        }
+        int biasSlot = offsetOf.get(FeatureKey.BIAS);
+        int[] slots = new int[b.keys.length];
+        int[] occurrences = new int[rowCount];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = offsetOf.get(b.keys[i]);
+            occurrences[slots[i] / width]++;
+        }
+        occurrences[biasSlot / width] = b.size();
+
+        float[] grad = new float[table.length];
+        for (int e = 0; e < b.size(); e++) {
+            int from = b.starts[e];
+            int to = b.starts[e + 1];
+            double p = Model.sigmoid(model.logit(table, biasSlot, slots, b.values, from, to, scratch));
+            validation.add(p, b.labels[e] > 0.5f);
+            model.backward(table, biasSlot, slots, b.values, from, to, p - b.labels[e], scratch, grad);
+        }
+
+        at = 0;
+        for (PulledRows r : assembly.rows) {
+            int n = r.keys.length;
+            float[] g = new float[n * width];
+            System.arraycopy(grad, at, g, 0, g.length);
+            int[] occ = new int[n];
+            System.arraycopy(occurrences, at / width, occ, 0, n);
+            at += g.length;
+            out.collect(new Push(r.keyGroup, b.sourcePartition, b.batchSeq, b.firstOffset, r.pulledAt, r.keys, occ, g));
+        }
+        examples += b.size();
+        examplesCounter.inc(b.size());
+        maybeReportMetrics(ctx);
+    }
+
+    private void maybeReportMetrics(Context ctx) {
+        long now = System.currentTimeMillis();
+        if (now - lastMetricsAt < METRICS_EVERY_MS) {
+            return;
+        }
+        lastMetricsAt = now;
+        ctx.output(METRICS, TrainingMetrics.newBuilder()
+                .setTime(Instant.ofEpochMilli(now))
+                .setSubtask(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask())
+                .setAttempt(getRuntimeContext().getTaskInfo().getAttemptNumber())
+                .setExamples(examples)
+                .setWindowExamples(validation.size())
+                .setWindowAuc(validation.auc())
+                .setWindowLogloss(validation.logloss())
+                .build());
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        for (TreeMap<Long, BatchAssembly> queue : waiting.values()) {
+            if (!queue.isEmpty()) {
+                throw new IllegalStateException(
+                        "batch " + queue.firstKey() + " still waits for rows at a checkpoint barrier:"
+                                + " the training job needs aligned checkpoints (unaligned checkpoints are not supported)");
+            }
+        }
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) {}
+}

@@ -1,0 +1,153 @@
+package io.streamtrain.ps;
+
+import io.streamtrain.ps.message.PullRequest;
+import io.streamtrain.ps.message.PulledRows;
+import io.streamtrain.ps.message.Push;
+import io.streamtrain.ps.optimizer.Optimizer;
+import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.row.EmbeddingRow;
+import io.streamtrain.ps.row.RowInitializer;
+import io.streamtrain.schema.FeatureKey;
+import java.time.Duration;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * The parameter server: keyed by PS key group, it answers pulls (input 1) with the current rows and
+ * applies gradient pushes read back from the feedback topic (input 2). Each push carries its
+ * mini-batch's (source partition, sequence number); the PS remembers the last one applied per
+ * partition and key group and drops replays, so every batch changes every row at most once.
+ */
+public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
+    private static final long serialVersionUID = 1L;
+
+    private final OptimizerConfig optimizerConfig;
+    private final RowInitializer initializer;
+    private final int minFrequency;
+    private final Duration rowTtl;
+
+    private transient Optimizer optimizer;
+    private transient MapState<Long, EmbeddingRow> rows;
+    private transient MapState<Long, Integer> pending;
+    private transient MapState<Integer, Long> applied;
+    private transient PsMetrics metrics;
+
+    public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl) {
+        this.optimizerConfig = optimizerConfig;
+        this.initializer = initializer;
+        this.minFrequency = Math.max(1, minFrequency);
+        this.rowTtl = rowTtl;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        optimizer = optimizerConfig.create();
+        rows = getRuntimeContext().getMapState(PsState.rows(rowTtl));
+        pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
+        applied = getRuntimeContext().getMapState(PsState.appliedBatches());
+        metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
+    }
+
+    @Override
+    public void processElement1(PullRequest pull, Context ctx, Collector<PulledRows> out) throws Exception {
+        int width = initializer.width();
+        long[] keys = pull.keys;
+        float[] weights = new float[keys.length * width];
+        long now = System.currentTimeMillis();
+        for (int i = 0; i < keys.length; i++) {
+            EmbeddingRow row = live(rows.get(keys[i]), now);
+            if (row != null) {
+                System.arraycopy(row.weights, 0, weights, i * width, width);
+            } else if (admitsOnFirstSight(keys[i])) {
+                System.arraycopy(initializer.initialWeights(keys[i]), 0, weights, i * width, width);
+            } // else: not admitted yet, contributes zeros
+        }
+        metrics.rowsPulled.inc(keys.length);
+        out.collect(new PulledRows(pull.keyGroup, pull.sourcePartition, pull.batchSeq, now, keys, weights));
+    }
+
+    @Override
+    public void processElement2(Push push, Context ctx, Collector<PulledRows> out) throws Exception {
+        Long last = applied.get(push.sourcePartition);
+        if (last != null && push.batchSeq <= last) {
+            metrics.duplicatePushes.inc();
+            return;
+        }
+        long now = System.currentTimeMillis();
+        int width = initializer.width();
+        long[] keys = push.keys;
+        int[] occurrences = push.occurrences;
+        float[] grad = push.gradients;
+        for (int i = 0; i < keys.length; i++) {
+            long key = keys[i];
+            int occ = occurrences[i];
+            EmbeddingRow row = live(rows.get(key), now);
+            if (row == null) {
+                long seenBefore = 0;
+                if (!admitsOnFirstSight(key)) {
+                    Integer p = pending.get(key);
+                    int total = (p == null ? 0 : p) + occ;
+                    if (total < minFrequency) {
+                        if (p == null) {
+                            metrics.pendingCreated.inc();
+                        }
+                        pending.put(key, total);
+                        continue;
+                    }
+                    pending.remove(key);
+                    seenBefore = total - occ;
+                }
+                row = initializer.newRow(key, optimizer);
+                row.count = seenBefore;
+                metrics.rowsAdmitted.inc();
+            }
+            optimizer.apply(row.weights, row.slots, grad, i * width, occ);
+            row.count += occ;
+            row.updatedAt = now;
+            rows.put(key, row);
+        }
+        applied.put(push.sourcePartition, push.batchSeq);
+        metrics.pushesApplied.inc();
+        metrics.staleness.update(now - push.pulledAt);
+    }
+
+    private boolean admitsOnFirstSight(long key) {
+        return minFrequency <= 1 || key == FeatureKey.BIAS;
+    }
+
+    /** A row past its TTL that compaction has not removed yet counts as gone. */
+    private EmbeddingRow live(EmbeddingRow row, long now) {
+        if (row != null && rowTtl != null && now - row.updatedAt >= rowTtl.toMillis()) {
+            metrics.rowsExpired.inc();
+            return null;
+        }
+        return row;
+    }
+
+    /** The PS's metric group: {@code <operator>.ps.*}. */
+    static final class PsMetrics {
+        final Counter rowsPulled;
+        final Counter pushesApplied;
+        final Counter duplicatePushes;
+        final Counter rowsAdmitted;
+        final Counter pendingCreated;
+        final Counter rowsExpired;
+        final Histogram staleness;
+
+        PsMetrics(MetricGroup group) {
+            rowsPulled = group.counter("rowsPulled");
+            pushesApplied = group.counter("pushesApplied");
+            duplicatePushes = group.counter("duplicatePushesDropped");
+            rowsAdmitted = group.counter("rowsAdmitted");
+            pendingCreated = group.counter("featuresPending");
+            rowsExpired = group.counter("rowsExpired");
+            staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.streamtrain.ps;
+
+import java.time.Duration;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/** Every knob of the parameter server: the embedding table, its optimizer, admission and expiry. */
+public final class PsOptions {
+    private PsOptions() {}
+
+    public static final ConfigOption<String> OPTIMIZER =
+            ConfigOptions.key("streamtrain.ps.optimizer")
+                    .stringType()
+                    .defaultValue("adagrad")
+                    .withDescription(
+                            "Row optimizer: sgd, adagrad, ftrl (FTRL-Proximal on the linear weight,"
+                                    + " Adagrad on the embedding) or count (adds each occurrence to"
+                                    + " weight 0: the exactly-once oracle).");
+
+    public static final ConfigOption<Integer> DIM =
+            ConfigOptions.key("streamtrain.ps.dim")
+                    .intType()
+                    .defaultValue(8)
+                    .withDescription("Embedding dimension k of each row (0 for plain logistic regression).");
+
+    public static final ConfigOption<Double> LEARNING_RATE =
+            ConfigOptions.key("streamtrain.ps.learning-rate")
+                    .doubleType()
+                    .defaultValue(0.05)
+                    .withDescription("Step size (alpha for FTRL).");
+
+    public static final ConfigOption<Double> L2 =
+            ConfigOptions.key("streamtrain.ps.l2")
+                    .doubleType()
+                    .defaultValue(1e-5)
+                    .withDescription("L2 regularisation applied at each row update.");
+
+    public static final ConfigOption<Double> L1 =
+            ConfigOptions.key("streamtrain.ps.ftrl.l1")
+                    .doubleType()
+                    .defaultValue(0.0)
+                    .withDescription("FTRL L1 strength on the linear weight.");
+
+    public static final ConfigOption<Double> FTRL_BETA =
+            ConfigOptions.key("streamtrain.ps.ftrl.beta")
+                    .doubleType()
+                    .defaultValue(1.0)
+                    .withDescription("FTRL beta (smoothing of the per-coordinate rate).");
+
+    public static final ConfigOption<Double> ADAGRAD_INITIAL_ACCUMULATOR =
+            ConfigOptions.key("streamtrain.ps.adagrad.initial-accumulator")
+                    .doubleType()
+                    .defaultValue(0.1)
+                    .withDescription("Starting value of Adagrad's squared-gradient accumulator.");
+
+    public static final ConfigOption<Double> INIT_STDDEV =
+            ConfigOptions.key("streamtrain.ps.init-stddev")
+                    .doubleType()
+                    .defaultValue(0.05)
+                    .withDescription("Std-dev of the deterministic Gaussian initialisation of embedding entries.");
+
+    public static final ConfigOption<Long> INIT_SEED =
+            ConfigOptions.key("streamtrain.ps.init-seed")
+                    .longType()
+                    .defaultValue(17L)
+                    .withDescription("Seed mixed with the row key for the lazy, deterministic row initialisation.");
+
+    public static final ConfigOption<Integer> MIN_FREQUENCY =
+            ConfigOptions.key("streamtrain.ps.min-frequency")
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription(
+                            "A feature gets a row only once it has been seen this many times; until then"
+                                    + " it contributes zero and only a pending counter is kept.");
+
+    public static final ConfigOption<Duration> ROW_TTL =
+            ConfigOptions.key("streamtrain.ps.row-ttl")
+                    .durationType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Expire rows not updated for this long (Flink state TTL, cleaned by the"
+                                    + " RocksDB compaction filter). Unset: rows never expire.");
+}

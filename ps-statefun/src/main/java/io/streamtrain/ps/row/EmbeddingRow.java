@@ -1,0 +1,23 @@
+package io.streamtrain.ps.row;
+
+/**
+ * One row of the embedding table, the value of the PS's RocksDB map state. {@code weights} holds
+ * the linear weight at index 0 and the k embedding entries after it; {@code slots} the optimizer's
+ * per-coordinate state. A Flink POJO (public fields, no-arg constructor) so its serializer can
+ * evolve with the schema.
+ */
+public class EmbeddingRow {
+    public float[] weights;
+    public float[] slots;
+    /** Occurrences applied to this row: the exactly-once oracle counts these. */
+    public long count;
+    /** Wall-clock ms of the last applied update. */
+    public long updatedAt;
+
+    public EmbeddingRow() {}
+
+    public EmbeddingRow(float[] weights, float[] slots) {
+        this.weights = weights;
+        this.slots = slots;
+    }
+}
