@@ -10,14 +10,15 @@ import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.RowInitializer;
-import io.streamtrain.schema.DeadLetter;
-import io.streamtrain.schema.TrainingMetrics;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
 import io.streamtrain.train.batch.SourceRecord;
 import io.streamtrain.train.batch.SourceRecordDeserializer;
-import io.streamtrain.train.feedback.AvroRecordSerializer;
+import io.streamtrain.train.batch.Rejected;
+import io.streamtrain.train.feedback.DeadLetterSerializer;
+import io.streamtrain.train.feedback.MetricsSerializer;
+import io.streamtrain.train.worker.WindowReport;
 import io.streamtrain.train.feedback.PushDeserializer;
 import io.streamtrain.train.feedback.PushSerializer;
 import io.streamtrain.train.worker.Worker;
@@ -128,9 +129,9 @@ public final class TrainingJob {
                 .name("feedback-sink");
 
         gradients.getSideOutput(Worker.METRICS)
-                .sinkTo(KafkaSink.<TrainingMetrics>builder()
+                .sinkTo(KafkaSink.<WindowReport>builder()
                         .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new AvroRecordSerializer<>(TrainingOptions.metricsTopic(conf), TrainingMetrics.class))
+                        .setRecordSerializer(new MetricsSerializer(TrainingOptions.metricsTopic(conf)))
                         .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                         .build())
                 .uid("streamtrain-metrics-sink")
@@ -140,9 +141,9 @@ public final class TrainingJob {
         Properties transactional = producerProperties();
         transactional.setProperty("transaction.timeout.ms", "600000");
         batches.getSideOutput(MiniBatcher.DEAD_LETTERS)
-                .sinkTo(KafkaSink.<DeadLetter>builder()
+                .sinkTo(KafkaSink.<Rejected>builder()
                         .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new AvroRecordSerializer<>(TrainingOptions.deadLetterTopic(conf), DeadLetter.class))
+                        .setRecordSerializer(new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)))
                         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                         .setTransactionalIdPrefix(conf.get(TrainingOptions.NAME) + "-dlq")
                         .setKafkaProducerConfig(transactional)

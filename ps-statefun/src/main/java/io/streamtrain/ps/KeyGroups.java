@@ -48,9 +48,10 @@ public final class KeyGroups implements Serializable {
     }
 
     /**
-     * Key group of a source partition for the batcher and worker: bit reversal spreads partitions
-     * 0, 1, 2, … evenly over the subtasks for any parallelism, and never depends on the partition
-     * count, so a partition's state stays put when the topic grows.
+     * Key group of a source partition for the batcher and worker: bit reversal (a van der Corput
+     * sequence) spreads partitions 0, 1, 2, … exactly evenly over a power-of-two number of subtasks
+     * and within a factor of two otherwise, and never depends on the partition count, so a
+     * partition's state stays put when the topic grows.
      */
     public int groupOfPartition(int partition) {
         int bits = Integer.numberOfTrailingZeros(maxParallelism);

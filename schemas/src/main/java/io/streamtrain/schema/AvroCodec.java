@@ -12,6 +12,7 @@ import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.avro.util.ClassSecurityValidator;
 
 /**
  * Plain Avro binary encoding (no container header, no registry framing) of one generated record
@@ -19,6 +20,10 @@ import org.apache.avro.specific.SpecificRecord;
  */
 public final class AvroCodec<T extends SpecificRecord> implements Serializable {
     private static final long serialVersionUID = 1L;
+
+    static {
+        trustOwnRecords();
+    }
 
     private final Class<T> type;
     private transient SpecificDatumWriter<T> writer;
@@ -29,6 +34,26 @@ public final class AvroCodec<T extends SpecificRecord> implements Serializable {
 
     public AvroCodec(Class<T> type) {
         this.type = type;
+    }
+
+    /**
+     * Avro 1.12 only instantiates classes it trusts while reading; add ours to whatever is trusted
+     * already. Idempotent, and done before any decode in this JVM (the class's static initialiser).
+     */
+    public static synchronized void trustOwnRecords() {
+        ClassSecurityValidator.ClassSecurityPredicate current = ClassSecurityValidator.getGlobal();
+        if (current instanceof OwnRecords) {
+            return;
+        }
+        ClassSecurityValidator.setGlobal(new OwnRecords(current));
+    }
+
+    /** Trusts generated records in this package (and their nested types), then defers. */
+    private record OwnRecords(ClassSecurityValidator.ClassSecurityPredicate next) implements ClassSecurityValidator.ClassSecurityPredicate {
+        @Override
+        public boolean isTrusted(Class<?> c) {
+            return c.getName().startsWith("io.streamtrain.schema.") || next.isTrusted(c);
+        }
     }
 
     public static <T extends SpecificRecord> AvroCodec<T> of(Class<T> type) {

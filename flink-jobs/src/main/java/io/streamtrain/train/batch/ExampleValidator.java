@@ -1,13 +1,10 @@
 package io.streamtrain.train.batch;
 
 import io.streamtrain.schema.AvroCodec;
-import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.FeatureKey;
 import java.io.Serializable;
-import java.nio.ByteBuffer;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 
@@ -26,7 +23,7 @@ public final class ExampleValidator implements Serializable {
     }
 
     /** Exactly one of the two is set. */
-    public record Verdict(BatchRecord record, DeadLetter deadLetter) {}
+    public record Verdict(BatchRecord record, Rejected deadLetter) {}
 
     public Verdict validate(SourceRecord in) {
         if (codec == null) {
@@ -97,14 +94,7 @@ public final class ExampleValidator implements Serializable {
     }
 
     private static Verdict reject(SourceRecord in, String reason, String detail) {
-        DeadLetter letter = DeadLetter.newBuilder()
-                .setSource(in.topic)
-                .setLocation("partition:" + in.partition + "/offset:" + in.offset)
-                .setReason(reason)
-                .setDetail(detail)
-                .setPayload(ByteBuffer.wrap(in.value == null ? new byte[0] : in.value))
-                .setTime(Instant.now())
-                .build();
-        return new Verdict(null, letter);
+        return new Verdict(null, new Rejected(in.topic, "partition:" + in.partition + "/offset:" + in.offset, reason, detail,
+                in.value == null ? new byte[0] : in.value, System.currentTimeMillis()));
     }
 }

@@ -2,7 +2,6 @@ package io.streamtrain.train.batch;
 
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PullRequest;
-import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.train.batch.ExampleValidator.Verdict;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,7 +41,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private static final long SEAL_POLL_MS = 50;
 
     public static final OutputTag<PullRequest> PULLS = new OutputTag<>("pulls") {};
-    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
+    public static final OutputTag<Rejected> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
     private final KeyGroups keyGroups;
     private final int batchSize;

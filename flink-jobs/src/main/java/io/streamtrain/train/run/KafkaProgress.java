@@ -13,7 +13,11 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import java.time.Duration;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -89,6 +93,30 @@ public final class KafkaProgress implements AutoCloseable {
             lag += Math.max(0, e.getValue() - c);
         }
         return lag;
+    }
+
+    /**
+     * Counts the committed records between {@code from} and the current end: offsets alone would
+     * also count transaction markers.
+     */
+    public static long countCommittedRecords(String bootstrap, String topic, Map<TopicPartition, Long> from) {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        long count = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            consumer.assign(from.keySet());
+            from.forEach(consumer::seek);
+            Map<TopicPartition, Long> end = consumer.endOffsets(from.keySet());
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (from.keySet().stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                count += consumer.poll(Duration.ofMillis(200)).count();
+            }
+        }
+        return count;
     }
 
     @Override

@@ -146,7 +146,7 @@ public final class TrainingRun {
                 flink.cancel(job);
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.lag(kafka.endOffsets(deadLetterTopic), deadLettersFrom, Map.of());
+                long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
                 return new TrainingSummary(watch.records(), watch.records() / Math.max(1e-3, watch.activeSeconds()),
                         window[0], window[1], cps.completed(), restarts, staleness, deadLetters, seconds,
                         cps.latestPath());

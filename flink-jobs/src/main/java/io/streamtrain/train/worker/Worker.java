@@ -4,9 +4,7 @@ import io.streamtrain.model.Model;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.schema.FeatureKey;
-import io.streamtrain.schema.TrainingMetrics;
 import io.streamtrain.train.batch.MiniBatch;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,7 +37,7 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     private static final long serialVersionUID = 1L;
     private static final long METRICS_EVERY_MS = 1000;
 
-    public static final OutputTag<TrainingMetrics> METRICS = new OutputTag<>("metrics") {};
+    public static final OutputTag<WindowReport> METRICS = new OutputTag<>("metrics") {};
 
     private final Model model;
     private final int validationWindow;
@@ -162,15 +160,15 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
             return;
         }
         lastMetricsAt = now;
-        ctx.output(METRICS, TrainingMetrics.newBuilder()
-                .setTime(Instant.ofEpochMilli(now))
-                .setSubtask(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask())
-                .setAttempt(getRuntimeContext().getTaskInfo().getAttemptNumber())
-                .setExamples(examples)
-                .setWindowExamples(validation.size())
-                .setWindowAuc(validation.auc())
-                .setWindowLogloss(validation.logloss())
-                .build());
+        WindowReport report = new WindowReport();
+        report.time = now;
+        report.subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        report.attempt = getRuntimeContext().getTaskInfo().getAttemptNumber();
+        report.examples = examples;
+        report.windowExamples = validation.size();
+        report.windowAuc = validation.auc();
+        report.windowLogloss = validation.logloss();
+        ctx.output(METRICS, report);
     }
 
     @Override

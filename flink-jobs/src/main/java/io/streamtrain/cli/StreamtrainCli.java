@@ -1,0 +1,27 @@
+package io.streamtrain.cli;
+
+import io.streamtrain.export.ExportCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code streamtrain} launcher: one jar, one subcommand per task. */
+@Command(name = "streamtrain", mixinStandardHelpOptions = true, version = "streamtrain 0.1.0",
+        description = "Continuous, elastic, exactly-once training of recommender models on Apache Flink.",
+        subcommands = {
+            TrainCommand.class,
+            ExportCommand.class,
+            CommandLine.HelpCommand.class
+        })
+public final class StreamtrainCli implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new StreamtrainCli()).execute(args));
+    }
+}

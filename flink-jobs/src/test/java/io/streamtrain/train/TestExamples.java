@@ -1,0 +1,55 @@
+package io.streamtrain.train;
+
+import io.streamtrain.schema.AvroCodec;
+import io.streamtrain.schema.Example;
+import io.streamtrain.schema.Feature;
+import io.streamtrain.schema.FeatureKey;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/** Writes random examples to a topic and keeps the true per-row occurrence counts: the oracle's truth. */
+final class TestExamples {
+    final Map<Long, Long> trueCounts = new HashMap<>();
+    long good;
+    private final Random random;
+    private final AvroCodec<Example> codec = AvroCodec.of(Example.class);
+
+    TestExamples(long seed) {
+        this.random = new Random(seed);
+    }
+
+    Example next() {
+        int n = 1 + random.nextInt(6);
+        List<Feature> features = new ArrayList<>();
+        Set<Long> distinct = new LinkedHashSet<>();
+        for (int i = 0; i < n; i++) {
+            int field = random.nextInt(4);
+            long id = (long) Math.floor(Math.pow(random.nextDouble(), 3) * 300); // skewed: hot ids
+            features.add(new Feature(field, id, 1f));
+            distinct.add(FeatureKey.of(field, id));
+        }
+        distinct.forEach(k -> trueCounts.merge(k, 1L, Long::sum));
+        good++;
+        return Example.newBuilder()
+                .setId("e" + good)
+                .setEventTime(Instant.ofEpochMilli(System.currentTimeMillis()))
+                .setLabel(random.nextBoolean() ? 1f : 0f)
+                .setFeatures(features)
+                .build();
+    }
+
+    void produce(KafkaProducer<byte[], byte[]> producer, String topic, int count) {
+        for (int i = 0; i < count; i++) {
+            producer.send(new ProducerRecord<>(topic, codec.encode(next())));
+        }
+        producer.flush();
+    }
+}

@@ -1,0 +1,62 @@
+package io.streamtrain.ps.optimizer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class OptimizerTest {
+    private static OptimizerConfig config(String name) {
+        return new OptimizerConfig(name, 0.1, 0.0, 0.0, 1.0, 0.1);
+    }
+
+    @Test
+    void everyOptimizerDescendsAQuadratic() {
+        for (String name : new String[] {"sgd", "adagrad", "ftrl"}) {
+            Optimizer o = config(name).create();
+            float[] w = {3f, -2f, 1f};
+            float[] slots = o.initialSlots(3);
+            for (int step = 0; step < 2000; step++) {
+                float[] grad = {w[0] - 1f, w[1] + 1f, w[2]}; // minimum at (1, -1, 0)
+                o.apply(w, slots, grad, 0, 1);
+            }
+            assertEquals(1f, w[0], 0.05, name);
+            assertEquals(-1f, w[1], 0.05, name);
+            assertEquals(0f, w[2], 0.05, name);
+        }
+    }
+
+    @Test
+    void sgdTakesExactlyOneStep() {
+        Optimizer o = config("sgd").create();
+        float[] w = {1f};
+        o.apply(w, o.initialSlots(1), new float[] {2f}, 0, 1);
+        assertEquals(1f - 0.1f * 2f, w[0], 1e-7);
+    }
+
+    @Test
+    void ftrlL1KeepsAWeakWeightAtZero() {
+        Optimizer o = new OptimizerConfig("ftrl", 0.1, 0.0, 5.0, 1.0, 0.1).create();
+        float[] w = {0f, 0.5f};
+        float[] slots = o.initialSlots(2);
+        o.apply(w, slots, new float[] {0.5f, 0f}, 0, 1);
+        assertEquals(0f, w[0]);
+    }
+
+    @Test
+    void countAddsOccurrencesAndIgnoresGradients() {
+        Optimizer o = config("count").create();
+        float[] w = {0f, 0.3f};
+        o.apply(w, o.initialSlots(2), new float[] {100f, 100f}, 0, 3);
+        o.apply(w, o.initialSlots(2), new float[] {-7f, 1f}, 0, 2);
+        assertEquals(5f, w[0]);
+        assertEquals(0.3f, w[1]);
+    }
+
+    @Test
+    void unknownOptimizerIsAClearError() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config("adam2").create());
+        assertTrue(e.getMessage().contains("sgd, adagrad, ftrl, count"));
+    }
+}
