@@ -1,6 +1,8 @@
 package io.streamtrain.cli;
 
 import io.streamtrain.export.ExportCommand;
+import io.streamtrain.ingest.IngestCommand;
+import io.streamtrain.kafka.KafkaCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -8,6 +10,9 @@ import picocli.CommandLine.Command;
 @Command(name = "streamtrain", mixinStandardHelpOptions = true, version = "streamtrain 0.1.0",
         description = "Continuous, elastic, exactly-once training of recommender models on Apache Flink.",
         subcommands = {
+            DemoCommand.class,
+            KafkaCommand.class,
+            IngestCommand.class,
             TrainCommand.class,
             ExportCommand.class,
             CommandLine.HelpCommand.class

@@ -2,6 +2,8 @@ package io.streamtrain.export;
 
 import io.streamtrain.model.Model;
 import io.streamtrain.model.ModelKind;
+import io.streamtrain.schema.Example;
+import io.streamtrain.schema.ExampleRows;
 import io.streamtrain.schema.FeatureKey;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -40,7 +42,13 @@ public final class LoadedModel {
         return rows.size();
     }
 
-    /** P(label = 1) for an example given as row keys and values. */
+    /** P(label = 1) for an example, through the same feature-to-row mapping as training. */
+    public double predict(Example example) {
+        ExampleRows rows = ExampleRows.of(example.getFeatures());
+        return predict(rows.keys(), rows.values());
+    }
+
+    /** P(label = 1) for an example given as (distinct) row keys and values. */
     public double predict(long[] keys, float[] values) {
         float[] table = new float[(keys.length + 1) * width];
         int[] slots = new int[keys.length];

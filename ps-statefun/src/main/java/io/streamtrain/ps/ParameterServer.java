@@ -59,17 +59,19 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         int width = initializer.width();
         long[] keys = pull.keys;
         float[] weights = new float[keys.length * width];
+        long[] versions = new long[keys.length];
         long now = System.currentTimeMillis();
         for (int i = 0; i < keys.length; i++) {
             EmbeddingRow row = live(rows.get(keys[i]), now);
             if (row != null) {
                 System.arraycopy(row.weights, 0, weights, i * width, width);
+                versions[i] = row.version;
             } else if (admitsOnFirstSight(keys[i])) {
                 System.arraycopy(initializer.initialWeights(keys[i]), 0, weights, i * width, width);
             } // else: not admitted yet, contributes zeros
         }
         metrics.rowsPulled.inc(keys.length);
-        out.collect(new PulledRows(pull.keyGroup, pull.sourcePartition, pull.batchSeq, now, keys, weights));
+        out.collect(new PulledRows(pull.keyGroup, pull.sourcePartition, pull.batchSeq, now, keys, weights, versions));
     }
 
     @Override
@@ -107,7 +109,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
                 row.count = seenBefore;
                 metrics.rowsAdmitted.inc();
             }
+            dampStale(grad, i * width, width, row.version - versionAt(push, i));
             optimizer.apply(row.weights, row.slots, grad, i * width, occ);
+            row.version++;
             row.count += occ;
             row.updatedAt = now;
             rows.put(key, row);
@@ -115,6 +119,25 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         applied.put(push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
         metrics.staleness.update(now - push.pulledAt);
+    }
+
+    private static long versionAt(Push push, int i) {
+        return push.versions.length > i ? push.versions[i] : 0;
+    }
+
+    /**
+     * Staleness-aware step (Zhang et al., "Staleness-aware Async-SGD", IJCAI 2016): a gradient
+     * computed from a row that has since taken {@code missed} other updates is applied scaled by
+     * 1 / (1 + missed). Without it, a backlog lets many batches push the same stale direction and
+     * hot rows overshoot.
+     */
+    private static void dampStale(float[] grad, int off, int width, long missed) {
+        if (missed > 0) {
+            float scale = 1f / (1 + missed);
+            for (int j = off; j < off + width; j++) {
+                grad[j] *= scale;
+            }
+        }
     }
 
     private boolean admitsOnFirstSight(long key) {

@@ -61,6 +61,10 @@ public final class TrainingRun {
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
         setIfMissing(c, PipelineOptions.MAX_PARALLELISM, 128);
+        // Small network buffers keep few batches in flight between batcher, PS and worker, which
+        // bounds gradient staleness when the job works through a backlog.
+        setIfMissing(c, org.apache.flink.configuration.TaskManagerOptions.MEMORY_SEGMENT_SIZE, org.apache.flink.configuration.MemorySize.parse("4kb"));
+        setIfMissing(c, org.apache.flink.configuration.TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
         return c;
     }

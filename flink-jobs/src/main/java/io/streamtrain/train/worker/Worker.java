@@ -147,7 +147,7 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
             int[] occ = new int[n];
             System.arraycopy(occurrences, at / width, occ, 0, n);
             at += g.length;
-            out.collect(new Push(r.keyGroup, b.sourcePartition, b.batchSeq, b.firstOffset, r.pulledAt, r.keys, occ, g));
+            out.collect(new Push(r.keyGroup, b.sourcePartition, b.batchSeq, b.firstOffset, r.pulledAt, r.keys, occ, r.versions, g));
         }
         examples += b.size();
         examplesCounter.inc(b.size());

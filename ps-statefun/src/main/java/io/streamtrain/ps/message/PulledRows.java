@@ -12,15 +12,18 @@ public class PulledRows {
     public long pulledAt;
     public long[] keys;
     public float[] weights;
+    /** Each row's {@code EmbeddingRow#version} at the pull (0 for a row not created yet). */
+    public long[] versions;
 
     public PulledRows() {}
 
-    public PulledRows(int keyGroup, int sourcePartition, long batchSeq, long pulledAt, long[] keys, float[] weights) {
+    public PulledRows(int keyGroup, int sourcePartition, long batchSeq, long pulledAt, long[] keys, float[] weights, long[] versions) {
         this.keyGroup = keyGroup;
         this.sourcePartition = sourcePartition;
         this.batchSeq = batchSeq;
         this.pulledAt = pulledAt;
         this.keys = keys;
         this.weights = weights;
+        this.versions = versions;
     }
 }

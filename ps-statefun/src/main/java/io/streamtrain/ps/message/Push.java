@@ -13,13 +13,15 @@ public class Push {
     public long pulledAt;
     public long[] keys;
     public int[] occurrences;
+    /** The rows' versions at the pull, echoed back from {@link PulledRows#versions}. */
+    public long[] versions;
     /** Row-major, keys.length × row width. */
     public float[] gradients;
 
     public Push() {}
 
     public Push(int keyGroup, int sourcePartition, long batchSeq, long firstOffset, long pulledAt,
-                long[] keys, int[] occurrences, float[] gradients) {
+                long[] keys, int[] occurrences, long[] versions, float[] gradients) {
         this.keyGroup = keyGroup;
         this.sourcePartition = sourcePartition;
         this.batchSeq = batchSeq;
@@ -27,6 +29,7 @@ public class Push {
         this.pulledAt = pulledAt;
         this.keys = keys;
         this.occurrences = occurrences;
+        this.versions = versions;
         this.gradients = gradients;
     }
 }

@@ -27,6 +27,7 @@ public final class PushCodec implements Serializable {
                 .setPulledAt(p.pulledAt)
                 .setKeys(PackedArrays.packLongs(p.keys))
                 .setOccurrences(PackedArrays.packInts(p.occurrences))
+                .setRowVersions(PackedArrays.packLongs(p.versions))
                 .setGradients(PackedArrays.packFloats(p.gradients))
                 .build());
     }
@@ -36,6 +37,7 @@ public final class PushCodec implements Serializable {
         return new Push(g.getKeyGroup(), g.getSourcePartition(), g.getBatchSeq(), g.getFirstOffset(), g.getPulledAt(),
                 PackedArrays.unpackLongs(g.getKeys()),
                 PackedArrays.unpackInts(g.getOccurrences()),
+                PackedArrays.unpackLongs(g.getRowVersions()),
                 PackedArrays.unpackFloats(g.getGradients()));
     }
 }

@@ -11,6 +11,8 @@ public class EmbeddingRow {
     public float[] slots;
     /** Occurrences applied to this row: the exactly-once oracle counts these. */
     public long count;
+    /** Pushes applied to this row: lets the PS see how many updates a gradient did not know about. */
+    public long version;
     /** Wall-clock ms of the last applied update. */
     public long updatedAt;
 

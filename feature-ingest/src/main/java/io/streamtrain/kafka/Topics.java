@@ -1,0 +1,111 @@
+package io.streamtrain.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Idempotent topic creation, shared by {@link LocalKafka}, {@code ingest} and the test fixture. */
+public final class Topics {
+    private static final Logger LOG = LoggerFactory.getLogger(Topics.class);
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private Topics() {}
+
+    public static Admin admin(String bootstrapServers) {
+        Properties p = new Properties();
+        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.setProperty(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-admin");
+        // Give up on an unreachable cluster within TIMEOUT instead of the default 60 s.
+        p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(TIMEOUT.toMillis()));
+        p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(TIMEOUT.toMillis() / 2));
+        return Admin.create(p);
+    }
+
+    /** Creates each topic (name → partitions) that does not exist yet; existing ones are left as they are. */
+    public static void ensure(String bootstrapServers, Map<String, Integer> topics) {
+        Admin admin = admin(bootstrapServers);
+        try {
+            ensure(admin, topics);
+        } finally {
+            admin.close(Duration.ofSeconds(5)); // do not wait out operations that already failed
+        }
+    }
+
+    public static void ensure(Admin admin, Map<String, Integer> topics) {
+        if (topics.isEmpty()) {
+            return;
+        }
+        List<NewTopic> wanted = new ArrayList<>();
+        topics.forEach((name, partitions) -> wanted.add(new NewTopic(name, partitions, (short) -1)));
+        CreateTopicsResult result = admin.createTopics(wanted);
+        result.values().forEach((name, future) -> {
+            try {
+                future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                LOG.info("created topic {} with {} partitions", name, topics.get(name));
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw new KafkaException("could not create topic " + name + ": " + e.getCause().getMessage(), e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new KafkaException("timed out creating topic " + name, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted while creating topic " + name, e);
+            }
+        });
+        awaitLeaders(admin, topics.keySet());
+    }
+
+    /**
+     * Creation returns once the controller committed it; wait until every partition has a leader
+     * so that the first produce or a consumer's partition lookup does not race the metadata.
+     */
+    private static void awaitLeaders(Admin admin, Set<String> names) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            try {
+                Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames()
+                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                boolean ready = described.values().stream()
+                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                if (ready) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw new KafkaException("could not describe topics " + names, e.getCause());
+                }
+            } catch (TimeoutException e) {
+                // fall through to the deadline check
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted while waiting for topics " + names, e);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new KafkaException("topics " + names + " have no leader after " + TIMEOUT);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted while waiting for topics " + names, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.streamtrain.testing;
+
+import io.streamtrain.kafka.LocalKafka;
+import io.streamtrain.kafka.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Assumptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one way integration tests reach a Kafka broker: one broker per test JVM, started on first
+ * use and stopped by a shutdown hook. System property {@code streamtrain.test.kafka} chooses it:
+ * {@code embedded} (default) is {@link LocalKafka} in this JVM; {@code testcontainers}
+ * ({@code -Pdocker}) is {@value #KAFKA_IMAGE} in Docker, and tests abort (skip) when there is no
+ * Docker engine.
+ */
+public final class KafkaFixture {
+    public static final String MODE_PROPERTY = "streamtrain.test.kafka";
+    public static final String KAFKA_IMAGE = "apache/kafka:4.2.0";
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaFixture.class);
+
+    private static KafkaFixture shared;
+    private static String unavailable; // why the broker cannot run here; tests abort with it
+
+    private final String bootstrapServers;
+    private final AutoCloseable broker;
+
+    private KafkaFixture(String bootstrapServers, AutoCloseable broker) {
+        this.bootstrapServers = bootstrapServers;
+        this.broker = broker;
+    }
+
+    /** The JVM-wide broker, started on first call. */
+    public static synchronized KafkaFixture shared() {
+        if (unavailable != null) {
+            Assumptions.abort(unavailable);
+        }
+        if (shared == null) {
+            shared = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(shared::closeQuietly, "kafka-fixture-shutdown"));
+        }
+        return shared;
+    }
+
+    private static KafkaFixture start() {
+        String mode = System.getProperty(MODE_PROPERTY, "embedded");
+        long t0 = System.nanoTime();
+        KafkaFixture fixture;
+        switch (mode) {
+            case "embedded" -> {
+                try {
+                    LocalKafka kafka = LocalKafka.start(0, null);
+                    fixture = new KafkaFixture(kafka.bootstrapServers(), kafka);
+                } catch (Exception e) {
+                    throw new IllegalStateException("could not start the embedded Kafka broker", e);
+                }
+            }
+            case "testcontainers" -> {
+                // Loaded only in this mode, so modules without Testcontainers on their test
+                // classpath can still use the embedded broker.
+                TestcontainersKafka.Started started = TestcontainersKafka.start(KAFKA_IMAGE);
+                if (started.skipReason() != null) {
+                    unavailable = started.skipReason();
+                    Assumptions.abort(unavailable);
+                }
+                fixture = new KafkaFixture(started.bootstrapServers(), started.container());
+            }
+            default -> throw new IllegalArgumentException(
+                    MODE_PROPERTY + "=" + mode + ": expected 'embedded' or 'testcontainers'");
+        }
+        LOG.info("test Kafka ({}) at {} started in {} ms", mode, fixture.bootstrapServers,
+                (System.nanoTime() - t0) / 1_000_000);
+        return fixture;
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** Creates the topic unless it exists. */
+    public void createTopic(String name, int partitions) {
+        Topics.ensure(bootstrapServers, Map.of(name, partitions));
+    }
+
+    /** Base client properties (bootstrap servers). */
+    public Properties clientProperties() {
+        Properties p = new Properties();
+        p.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return p;
+    }
+
+    /** A new idempotent byte-array producer; the caller closes it. */
+    public KafkaProducer<byte[], byte[]> producer() {
+        Properties p = clientProperties();
+        p.setProperty(ProducerConfig.ACKS_CONFIG, "all");
+        p.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.setProperty(ProducerConfig.LINGER_MS_CONFIG, "5");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** A new byte-array consumer with a fresh group id, auto commit off, reading from the earliest offset. */
+    public KafkaConsumer<byte[], byte[]> consumer(boolean readCommitted) {
+        Properties p = clientProperties();
+        p.setProperty(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
+        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.setProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * Everything in the topic from the beginning up to the end offsets taken at the start (the
+     * last stable offset when {@code readCommitted}), ordered by partition then offset. A topic
+     * that does not exist reads as empty (and is not created).
+     *
+     * @throws IllegalStateException when the end offsets are not reached within {@code timeout}
+     */
+    public List<ConsumerRecord<byte[], byte[]>> readAll(String topic, boolean readCommitted, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(readCommitted)) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                return records;
+            }
+            List<TopicPartition> partitions = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(partitions, timeout));
+            while (!reached(consumer, end)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("readAll(" + topic + "): end offsets " + end
+                            + " not reached within " + timeout + " (read " + records.size() + ")");
+                }
+                consumer.poll(Duration.ofMillis(Math.min(200, Math.max(1, left / 1_000_000))))
+                        .forEach(r -> {
+                            if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+                                records.add(r);
+                            }
+                        });
+            }
+        }
+        records.sort(Comparator.<ConsumerRecord<byte[], byte[]>>comparingInt(ConsumerRecord::partition)
+                .thenComparingLong(ConsumerRecord::offset));
+        return records;
+    }
+
+    private static boolean reached(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            if (consumer.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void closeQuietly() {
+        try {
+            broker.close();
+        } catch (Exception e) {
+            LOG.warn("could not stop the test Kafka broker", e);
+        }
+    }
+}

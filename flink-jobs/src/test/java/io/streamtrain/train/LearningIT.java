@@ -1,0 +1,84 @@
+package io.streamtrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.export.HeldOut;
+import io.streamtrain.export.LoadedModel;
+import io.streamtrain.ingest.IngestSettings;
+import io.streamtrain.ingest.Ingestor;
+import io.streamtrain.ingest.synthetic.PlantedFm;
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.row.RowInitializer;
+import io.streamtrain.schema.AvroCodec;
+import io.streamtrain.schema.Example;
+import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.reference.SequentialTrainer;
+import io.streamtrain.train.run.TrainingRun;
+import io.streamtrain.train.run.TrainingSummary;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Invariant 2 (learning), on data drawn from a planted factorization machine: the model math and
+ * optimizer reach the planted model's held-out AUC when trained without staleness, and the
+ * distributed job learns the same data to within a bounded gap (staleness costs accuracy; see
+ * docs/ARCHITECTURE.md) without diverging.
+ */
+class LearningIT {
+    private static final int EXAMPLES = 150_000;
+    private final KafkaFixture kafka = KafkaFixture.shared();
+
+    @Test
+    void fmLearnsThePlantedModel(@TempDir Path checkpoints) throws Exception {
+        PlantedFm truth = new PlantedFm(11, PlantedFm.DEFAULT_FIELDS, 100, PlantedFm.DEFAULT_ZIPF_EXPONENT, PlantedFm.DEFAULT_DIM);
+        String topic = "learning-" + System.nanoTime();
+        Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, EXAMPLES, 11, System.currentTimeMillis());
+        List<Example> data = readBack(topic);
+
+        HeldOut fmReference = HeldOut.evaluate(truth, sequential("fm", data)::predict, 20_000, 12);
+        HeldOut lrReference = HeldOut.evaluate(truth, sequential("lr", data)::predict, 20_000, 12);
+        System.err.println("sequential fm: " + fmReference + "\nsequential lr: " + lrReference);
+        assertTrue(fmReference.plantedAuc() - fmReference.learnedAuc() < 0.03, "FM math reaches the planted AUC: " + fmReference);
+        assertTrue(fmReference.learnedAuc() - lrReference.learnedAuc() > 0.02, "FM clearly beats LR: " + fmReference + " vs " + lrReference);
+
+        Configuration conf = new Configuration();
+        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        conf.set(TrainingOptions.TOPIC, topic);
+        conf.set(TrainingOptions.NAME, topic);
+        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(PsOptions.DIM, 4);
+        conf.set(PsOptions.LEARNING_RATE, 0.05);
+        TrainingSummary summary = TrainingRun.run(new TrainingRun.Settings(conf, checkpoints, 2, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
+        HeldOut job = HeldOut.evaluate(truth, LoadedModel.load(checkpoints)::predict, 20_000, 12);
+        System.err.println(summary.line() + "\njob fm: " + job);
+        // Known gap (issue 3 note): staleness costs the job ~0.1 AUC against the sequential reference.
+        assertTrue(job.learnedAuc() > 0.66, "the job's FM learns the planted signal: " + job);
+        assertTrue(job.learnedLogloss() < 0.60, "and does not diverge: " + job);
+    }
+
+    private static SequentialTrainer sequential(String model, List<Example> data) {
+        ModelKind kind = ModelKind.parse(model);
+        SequentialTrainer t = new SequentialTrainer(kind.create(4),
+                new OptimizerConfig("adagrad", 0.2, 1e-5, 0, 1, 0.1).create(),
+                new RowInitializer(kind.rowWidth(4), 0.05, 17));
+        t.train(data, 256);
+        return t;
+    }
+
+    private List<Example> readBack(String topic) throws Exception {
+        AvroCodec<Example> codec = AvroCodec.of(Example.class);
+        List<Example> data = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(topic, true, Duration.ofSeconds(60))) {
+            data.add(codec.decode(r.value()));
+        }
+        return data;
+    }
+}
