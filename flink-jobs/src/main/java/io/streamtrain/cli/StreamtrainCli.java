@@ -1,6 +1,7 @@
 package io.streamtrain.cli;
 
 import io.streamtrain.export.ExportCommand;
+import io.streamtrain.export.ScoreCommand;
 import io.streamtrain.ingest.IngestCommand;
 import io.streamtrain.kafka.KafkaCommand;
 import picocli.CommandLine;
@@ -15,6 +16,8 @@ import picocli.CommandLine.Command;
             IngestCommand.class,
             TrainCommand.class,
             ExportCommand.class,
+            ScoreCommand.class,
+            BenchCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class StreamtrainCli implements Runnable {

@@ -1,5 +1,6 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.ingest.DeadLetters;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.ExampleRows;
@@ -59,7 +60,7 @@ public final class ExampleValidator implements Serializable {
     }
 
     private static Verdict reject(SourceRecord in, String reason, String detail) {
-        return new Verdict(null, new Rejected(in.topic, "partition:" + in.partition + "/offset:" + in.offset, reason, detail,
+        return new Verdict(null, new Rejected(in.topic, DeadLetters.recordLocation(in.partition, in.offset), reason, detail,
                 in.value == null ? new byte[0] : in.value, System.currentTimeMillis()));
     }
 }

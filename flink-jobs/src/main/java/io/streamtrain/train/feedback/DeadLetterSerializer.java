@@ -1,9 +1,9 @@
 package io.streamtrain.train.feedback;
 
+import io.streamtrain.ingest.DeadLetters;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.train.batch.Rejected;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -23,14 +23,7 @@ public class DeadLetterSerializer implements KafkaRecordSerializationSchema<Reje
         if (codec == null) {
             codec = AvroCodec.of(DeadLetter.class);
         }
-        DeadLetter letter = DeadLetter.newBuilder()
-                .setSource(r.source)
-                .setLocation(r.location)
-                .setReason(r.reason)
-                .setDetail(r.detail)
-                .setPayload(ByteBuffer.wrap(r.payload))
-                .setTime(Instant.ofEpochMilli(r.time))
-                .build();
+        DeadLetter letter = DeadLetters.of(r.source, r.location, r.reason, r.detail, r.payload, Instant.ofEpochMilli(r.time));
         return new ProducerRecord<>(topic, codec.encode(letter));
     }
 }

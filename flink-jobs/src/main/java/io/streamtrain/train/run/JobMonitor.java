@@ -24,6 +24,7 @@ public final class JobMonitor {
         this.job = job;
     }
 
+    /** {@code latestSizeBytes}: the full state size of the latest checkpoint, not only its incremental delta. */
     public record Checkpoints(long completed, long failed, String latestPath, long latestDurationMs, long latestSizeBytes) {}
 
     public Checkpoints checkpoints() throws Exception {
@@ -34,7 +35,7 @@ public final class JobMonitor {
                 n.path("counts").path("failed").asLong(),
                 latest.isMissingNode() || latest.isNull() ? null : latest.path("external_path").asText(null),
                 latest.path("end_to_end_duration").asLong(),
-                latest.path("checkpointed_size").asLong(latest.path("state_size").asLong()));
+                latest.path("state_size").asLong());
     }
 
     public long restarts() throws Exception {

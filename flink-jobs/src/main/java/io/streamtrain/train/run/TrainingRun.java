@@ -151,9 +151,9 @@ public final class TrainingRun {
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
-                return new TrainingSummary(watch.records(), watch.records() / Math.max(1e-3, watch.activeSeconds()),
+                return new TrainingSummary(watch.records(), watch.steadyRate(),
                         window[0], window[1], cps.completed(), restarts, staleness, deadLetters, seconds,
-                        cps.latestPath());
+                        cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
         }
     }
@@ -234,6 +234,8 @@ public final class TrainingRun {
         private long feedbackLag;
         private long lastChange = System.nanoTime();
         private long lastAdvance = System.nanoTime();
+        private long firstAdvance;
+        private long recordsAtFirstAdvance;
         private String lastSnapshot = "";
 
         Watch(KafkaProgress kafka, Configuration conf, String topic, String feedbackTopic,
@@ -260,6 +262,10 @@ public final class TrainingRun {
             }
             if (done != records) {
                 lastAdvance = System.nanoTime();
+                if (firstAdvance == 0) {
+                    firstAdvance = lastAdvance;
+                    recordsAtFirstAdvance = done;
+                }
             }
             records = done;
             String snapshot = end + "|" + committed + "|" + feedbackEnd + "|" + feedbackCommitted;
@@ -287,6 +293,17 @@ public final class TrainingRun {
 
         double activeSeconds() {
             return (lastAdvance - startedAt) / 1e9;
+        }
+
+        /**
+         * Examples/s between the first and the last checkpoint that moved the committed offsets:
+         * job start-up excluded. Falls back to the whole run when only one checkpoint advanced.
+         */
+        double steadyRate() {
+            double seconds = (lastAdvance - firstAdvance) / 1e9;
+            return firstAdvance == 0 || seconds < 0.5
+                    ? records / Math.max(1e-3, activeSeconds())
+                    : (records - recordsAtFirstAdvance) / seconds;
         }
     }
 }

@@ -13,13 +13,16 @@ public record TrainingSummary(
         double stalenessP99Ms,
         long deadLetters,
         double seconds,
-        String latestCheckpoint) {
+        String latestCheckpoint,
+        long checkpointMs,
+        long checkpointBytes) {
 
     public String line() {
         return String.format(Locale.ROOT,
                 "summary: records=%d examples_per_s=%.0f window_auc=%.4f window_logloss=%.4f checkpoints=%d"
-                        + " restarts=%d staleness_p99_ms=%.0f dead_letters=%d seconds=%.1f checkpoint=%s",
+                        + " restarts=%d staleness_p99_ms=%.0f dead_letters=%d seconds=%.1f checkpoint_ms=%d"
+                        + " checkpoint_bytes=%d checkpoint=%s",
                 records, examplesPerSecond, windowAuc, windowLogloss, checkpoints, restarts, stalenessP99Ms,
-                deadLetters, seconds, latestCheckpoint);
+                deadLetters, seconds, checkpointMs, checkpointBytes, latestCheckpoint);
     }
 }

@@ -1,0 +1,108 @@
+package io.streamtrain.cli;
+
+import io.streamtrain.export.LoadedModel;
+import io.streamtrain.ingest.IngestSettings;
+import io.streamtrain.ingest.Ingestor;
+import io.streamtrain.ingest.synthetic.PlantedFm;
+import io.streamtrain.kafka.LocalKafka;
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.row.RowInitializer;
+import io.streamtrain.schema.Example;
+import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.reference.SequentialTrainer;
+import io.streamtrain.train.run.TrainingRun;
+import io.streamtrain.train.run.TrainingSummary;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code streamtrain bench}: end-to-end training throughput and staleness, printed as a table. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at",
+            "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness",
+            "and checkpoint cost. Prints a markdown table."})
+public final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
+    int examples;
+
+    @Option(names = "--fields", defaultValue = "10", description = "Features per example (default: ${DEFAULT-VALUE}).")
+    int fields;
+
+    @Option(names = "--vocabulary", defaultValue = "100000", description = "Ids per field (default: ${DEFAULT-VALUE}).")
+    int vocabulary;
+
+    @Option(names = "--dim", defaultValue = "16", description = "FM dimension (default: ${DEFAULT-VALUE}).")
+    int dim;
+
+    @Option(names = "--parallelisms", defaultValue = "1,2", split = ",", description = "Parallelisms to run (default: ${DEFAULT-VALUE}).")
+    List<Integer> parallelisms;
+
+    @Option(names = "--models", defaultValue = "lr,fm", split = ",", description = "Models to run (default: ${DEFAULT-VALUE}).")
+    List<String> models;
+
+    @Option(names = "--batch-size", defaultValue = "256", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
+    int batchSize;
+
+    @Override
+    public Integer call() throws Exception {
+        Path dir = Files.createTempDirectory("streamtrain-bench");
+        PlantedFm truth = new PlantedFm(3, fields, vocabulary, 1.1, 4);
+        List<Example> data = new ArrayList<>(examples);
+        Random random = new Random(5);
+        for (int i = 0; i < examples; i++) {
+            data.add(truth.next(random));
+        }
+        List<String> table = new ArrayList<>();
+        table.add("| model | parallelism | examples/s end-to-end | in-memory loop examples/s | ratio | staleness p99 ms | rows | checkpoint ms | checkpoint MB | MB per 1M rows |");
+        table.add("|---|---|---|---|---|---|---|---|---|---|");
+        try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
+            for (String model : models) {
+                double loop = inMemoryRate(model, data);
+                for (int p : parallelisms) {
+                    String topic = "bench-" + model + "-" + p;
+                    Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, examples, 5, System.currentTimeMillis());
+                    Configuration conf = new Configuration();
+                    conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+                    conf.set(TrainingOptions.TOPIC, topic);
+                    conf.set(TrainingOptions.NAME, topic);
+                    conf.set(TrainingOptions.MODEL, model);
+                    conf.set(TrainingOptions.BATCH_SIZE, batchSize);
+                    conf.set(PsOptions.DIM, dim);
+                    Path checkpoints = dir.resolve(topic);
+                    TrainingSummary s = TrainingRun.run(new TrainingRun.Settings(
+                            conf, checkpoints, p, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
+                    System.err.println(s.line());
+                    long rows = LoadedModel.load(checkpoints).rows();
+                    double mb = s.checkpointBytes() / 1e6;
+                    table.add(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.0f | %d | %d | %.1f | %.1f |",
+                            model, p, s.examplesPerSecond(), loop, s.examplesPerSecond() / loop, s.stalenessP99Ms(),
+                            rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6)));
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d%n",
+                examples, fields, vocabulary, dim, batchSize);
+        table.forEach(System.out::println);
+        return 0;
+    }
+
+    private double inMemoryRate(String model, List<Example> data) {
+        ModelKind kind = ModelKind.parse(model);
+        SequentialTrainer trainer = new SequentialTrainer(kind.create(dim),
+                new OptimizerConfig("adagrad", 0.05, 1e-5, 0, 1, 0.1).create(),
+                new RowInitializer(kind.rowWidth(dim), 0.05, 17));
+        long t = System.nanoTime();
+        trainer.train(data, batchSize);
+        return data.size() / ((System.nanoTime() - t) / 1e9);
+    }
+}
