@@ -1,8 +1,11 @@
 package io.streamtrain.train;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtrain.export.ExportCommand;
 import io.streamtrain.export.HeldOut;
+import io.streamtrain.export.ScoreCommand;
 import io.streamtrain.export.LoadedModel;
 import io.streamtrain.ingest.IngestSettings;
 import io.streamtrain.ingest.Ingestor;
@@ -17,10 +20,13 @@ import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.reference.SequentialTrainer;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import picocli.CommandLine;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
@@ -62,6 +68,41 @@ class LearningIT {
         // Known gap (issue 3 note): staleness costs the job ~0.1 AUC against the sequential reference.
         assertTrue(job.learnedAuc() > 0.66, "the job's FM learns the planted signal: " + job);
         assertTrue(job.learnedLogloss() < 0.60, "and does not diverge: " + job);
+
+        exportAndScoreCommandsUseTheSameModel(truth, checkpoints, checkpoints.resolveSibling(checkpoints.getFileName() + "-out"));
+    }
+
+    /** `export` writes every row; `score` gives, line by line, what the loaded model predicts. */
+    private static void exportAndScoreCommandsUseTheSameModel(PlantedFm truth, Path checkpoints, Path out) throws Exception {
+        Files.createDirectories(out);
+        LoadedModel model = LoadedModel.load(checkpoints);
+        Path rows = out.resolve("rows.jsonl");
+        assertEquals(0, new CommandLine(new ExportCommand()).execute("--checkpoint", checkpoints.toString(), "--out", rows.toString()));
+        assertEquals(model.rows(), Files.readAllLines(rows).size());
+        assertTrue(Files.readAllLines(rows).get(0).contains("\"optimizer\":\"adagrad\""));
+
+        Random random = new Random(5);
+        List<String> lines = new ArrayList<>();
+        List<Double> expected = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            Example e = truth.next(random);
+            StringBuilder line = new StringBuilder(e.getLabel() > 0.5f ? "1" : "0");
+            e.getFeatures().forEach(f -> line.append(' ').append(f.getField()).append(':').append(f.getId()).append(':').append(f.getValue()));
+            lines.add(line.toString());
+            expected.add(model.predict(e));
+        }
+        lines.add("this line does not parse");
+        Path input = out.resolve("candidates.ffm");
+        Path predictions = out.resolve("predictions.txt");
+        Files.write(input, lines);
+        assertEquals(0, new CommandLine(new ScoreCommand()).execute("--checkpoint", checkpoints.toString(),
+                "--file", input.toString(), "--format", "libffm", "--out", predictions.toString()));
+        List<String> scored = Files.readAllLines(predictions);
+        assertEquals(lines.size(), scored.size(), "one prediction per input line");
+        for (int i = 0; i < expected.size(); i++) {
+            assertEquals(expected.get(i), Double.parseDouble(scored.get(i)), 1e-6, "line " + (i + 1));
+        }
+        assertEquals("NaN", scored.get(scored.size() - 1));
     }
 
     private static SequentialTrainer sequential(String model, List<Example> data) {
