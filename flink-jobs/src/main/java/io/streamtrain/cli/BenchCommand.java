@@ -50,7 +50,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--models", defaultValue = "lr,fm", split = ",", description = "Models to run (default: ${DEFAULT-VALUE}).")
     List<String> models;
 
-    @Option(names = "--batch-size", defaultValue = "256", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
     @Override
@@ -99,7 +99,7 @@ public final class BenchCommand implements Callable<Integer> {
     private double inMemoryRate(String model, List<Example> data) {
         ModelKind kind = ModelKind.parse(model);
         SequentialTrainer trainer = new SequentialTrainer(kind.create(dim),
-                new OptimizerConfig("adagrad", 0.05, 1e-5, 0, 1, 0.1).create(),
+                new OptimizerConfig("adagrad", 0.1, 1e-5, 0, 1, 0.1).create(),
                 new RowInitializer(kind.rowWidth(dim), 0.05, 17));
         long t = System.nanoTime();
         trainer.train(data, batchSize);

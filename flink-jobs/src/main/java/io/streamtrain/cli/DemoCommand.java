@@ -45,13 +45,13 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--parallelism", defaultValue = "2", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
-    @Option(names = "--batch-size", defaultValue = "256", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
     @Option(names = "--vocabulary", defaultValue = "100", description = "Ids per field of the planted model (default: ${DEFAULT-VALUE}).")
     int vocabulary;
 
-    @Option(names = "--learning-rate", defaultValue = "0.05", description = "Adagrad step size (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--learning-rate", defaultValue = "0.1", description = "Adagrad step size (default: ${DEFAULT-VALUE}).")
     double learningRate;
 
     @Option(names = "--dir", defaultValue = ".streamtrain/demo", description = "Working directory, cleared first (default: ${DEFAULT-VALUE}).")

@@ -38,7 +38,7 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--optimizer", defaultValue = "adagrad", description = "sgd, adagrad, ftrl or count (default: ${DEFAULT-VALUE}).")
     String optimizer;
 
-    @Option(names = "--learning-rate", description = "Step size (default: " + "0.05" + ").")
+    @Option(names = "--learning-rate", description = "Step size (default: 0.1).")
     Double learningRate;
 
     @Option(names = "--checkpoint-dir", defaultValue = ".streamtrain/checkpoints", description = "Retained checkpoints (default: ${DEFAULT-VALUE}).")
@@ -50,7 +50,7 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
-    @Option(names = "--batch-size", defaultValue = "256", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
     @Option(names = "--max-wait", defaultValue = "500ms", converter = DurationConverter.class, description = "Batch max wait (default: ${DEFAULT-VALUE}).")

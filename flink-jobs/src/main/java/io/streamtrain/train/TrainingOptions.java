@@ -40,8 +40,10 @@ public final class TrainingOptions {
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamtrain.train.batch-size")
                     .intType()
-                    .defaultValue(256)
-                    .withDescription("Examples per mini-batch (one task).");
+                    .defaultValue(1024)
+                    .withDescription(
+                            "Examples per mini-batch (one task). Larger batches mean fewer batches in flight, so"
+                                    + " less gradient staleness; see docs/benchmarks.md.");
 
     public static final ConfigOption<Duration> MAX_WAIT =
             ConfigOptions.key("streamtrain.train.max-wait")

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * docs/ARCHITECTURE.md) without diverging.
  */
 class LearningIT {
-    private static final int EXAMPLES = 150_000;
+    private static final int EXAMPLES = 200_000;
     private final KafkaFixture kafka = KafkaFixture.shared();
 
     @Test
@@ -61,13 +61,16 @@ class LearningIT {
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, "fm");
         conf.set(PsOptions.DIM, 4);
-        conf.set(PsOptions.LEARNING_RATE, 0.05);
+        conf.set(PsOptions.LEARNING_RATE, 0.1);
+        conf.set(TrainingOptions.BATCH_SIZE, 1024);
         TrainingSummary summary = TrainingRun.run(new TrainingRun.Settings(conf, checkpoints, 2, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
         HeldOut job = HeldOut.evaluate(truth, LoadedModel.load(checkpoints)::predict, 20_000, 12);
         System.err.println(summary.line() + "\njob fm: " + job);
-        // Known gap (issue 3 note): staleness costs the job ~0.1 AUC against the sequential reference.
-        assertTrue(job.learnedAuc() > 0.66, "the job's FM learns the planted signal: " + job);
-        assertTrue(job.learnedLogloss() < 0.60, "and does not diverge: " + job);
+        // Staleness still costs the job a little against the sequential reference (docs/benchmarks.md).
+        // Measured 0.73-0.77 AUC run to run against the planted 0.80 (the issue asks for 0.03; open).
+        assertTrue(job.plantedAuc() - job.learnedAuc() < 0.10, "the job's FM is within 0.10 AUC of the planted model: " + job);
+        assertTrue(job.learnedAuc() > lrReference.learnedAuc() - 0.01, "and at least matches sequential LR: " + job + " vs " + lrReference);
+        assertTrue(job.learnedLogloss() < 0.56, "and does not diverge: " + job);
 
         exportAndScoreCommandsUseTheSameModel(truth, checkpoints, checkpoints.resolveSibling(checkpoints.getFileName() + "-out"));
     }

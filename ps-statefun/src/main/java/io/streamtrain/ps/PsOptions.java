@@ -26,7 +26,7 @@ public final class PsOptions {
     public static final ConfigOption<Double> LEARNING_RATE =
             ConfigOptions.key("streamtrain.ps.learning-rate")
                     .doubleType()
-                    .defaultValue(0.05)
+                    .defaultValue(0.1)
                     .withDescription("Step size (alpha for FTRL).");
 
     public static final ConfigOption<Double> L2 =

@@ -112,6 +112,7 @@ public final class TrainingRun {
                     MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 JobID job = flink.submit(jobGraph);
                 JobMonitor monitor = new JobMonitor(flink.restAddress(), job);
+                out.println("train: job " + job + " running; Flink REST API at " + flink.restAddress());
                 Watch watch = new Watch(kafka, conf, topic, feedbackTopic, examplesFrom, feedbackFrom);
                 long started = System.nanoTime();
                 long lastProgress = 0;
