@@ -72,6 +72,20 @@ class LearningIT {
         assertTrue(job.learnedAuc() > lrReference.learnedAuc() - 0.01, "and at least matches sequential LR: " + job + " vs " + lrReference);
         assertTrue(job.learnedLogloss() < 0.56, "and does not diverge: " + job);
 
+        // The job's LR against a converged batch learner: LR trained to convergence (10 epochs) on the same data.
+        conf.set(TrainingOptions.MODEL, "lr");
+        conf.set(TrainingOptions.NAME, topic + "-lr");
+        Path lrCheckpoints = checkpoints.resolveSibling(checkpoints.getFileName() + "-lr");
+        TrainingRun.run(new TrainingRun.Settings(conf, lrCheckpoints, 2, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
+        HeldOut jobLr = HeldOut.evaluate(truth, LoadedModel.load(lrCheckpoints)::predict, 20_000, 12);
+        SequentialTrainer converged = sequential("lr", List.of());
+        for (int epoch = 0; epoch < 10; epoch++) {
+            converged.train(data, 1024);
+        }
+        HeldOut batchLr = HeldOut.evaluate(truth, converged::predict, 20_000, 12);
+        System.err.println("job lr: " + jobLr + "\nbatch lr: " + batchLr);
+        assertTrue(Math.abs(jobLr.learnedAuc() - batchLr.learnedAuc()) < 0.01, "the job's LR matches batch LR: " + jobLr + " vs " + batchLr);
+
         exportAndScoreCommandsUseTheSameModel(truth, checkpoints, checkpoints.resolveSibling(checkpoints.getFileName() + "-out"));
     }
 
