@@ -30,6 +30,18 @@ public final class StreamtrainCli implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StreamtrainCli()).execute(args));
+        CommandLine cli = new CommandLine(new StreamtrainCli());
+        cli.setExecutionExceptionHandler(StreamtrainCli::reportFailure);
+        System.exit(cli.execute(args));
+    }
+
+    /** A failed command prints what went wrong and why, cause by cause, not a stack trace. */
+    private static int reportFailure(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+        StringBuilder message = new StringBuilder("streamtrain " + command.getCommandName() + ": error: " + e.getMessage());
+        for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+            message.append("\n  caused by: ").append(cause.getClass().getSimpleName()).append(": ").append(cause.getMessage());
+        }
+        command.getErr().println(message);
+        return 1;
     }
 }
