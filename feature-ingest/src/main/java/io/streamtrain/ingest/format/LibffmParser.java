@@ -1,12 +1,5 @@
 package io.streamtrain.ingest.format;
 
-import static io.streamtrain.ingest.format.ParseResult.reject;
-
-import io.streamtrain.schema.Feature;
-import io.streamtrain.schema.FeatureKey;
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * libffm: {@code label field:idx:val ... [# comment]}, separated by spaces or tabs. Field
  * 0..65534 (65535 is the bias), id 0..2^48-1. Labels 0/1; -1/+1 are read as 0/1. A blank line, or
@@ -26,56 +19,6 @@ public final class LibffmParser implements LineParser {
 
     @Override
     public ParseResult parse(String line, long lineNumber) {
-        int end = Scan.contentEnd(line, true);
-        int i = Scan.skipSpace(line, 0, end);
-        if (i == end) {
-            return reject(RejectReason.EMPTY, "blank line");
-        }
-        int t = Scan.tokenEnd(line, i, end);
-        float label = Scan.label(line, i, t);
-        if (Float.isNaN(label)) {
-            return reject(RejectReason.UNPARSABLE, "label '" + Scan.excerpt(line, i, t) + "' is not a number");
-        }
-        if (label == Scan.BAD_LABEL) {
-            return reject(RejectReason.BAD_LABEL, "label '" + Scan.excerpt(line, i, t) + "' is not 0/1 or -1/+1");
-        }
-        List<Feature> features = new ArrayList<>();
-        int token = 1;
-        for (i = Scan.skipSpace(line, t, end); i < end; i = Scan.skipSpace(line, t, end), token++) {
-            t = Scan.tokenEnd(line, i, end);
-            int c1 = Scan.indexOf(line, ':', i, t);
-            int c2 = c1 < 0 ? -1 : Scan.indexOf(line, ':', c1 + 1, t);
-            if (c2 < 0 || Scan.indexOf(line, ':', c2 + 1, t) >= 0) {
-                return reject(RejectReason.UNPARSABLE,
-                        "token " + token + " '" + Scan.excerpt(line, i, t) + "' is not field:idx:value");
-            }
-            if (features.size() == options.maxFeatures()) {
-                return reject(RejectReason.TOO_MANY_FEATURES, "more than " + options.maxFeatures() + " features");
-            }
-            long field = Scan.index(line, i, c1, Integer.MAX_VALUE);
-            long idx = Scan.index(line, c1 + 1, c2, FeatureKey.MAX_ID);
-            if (field == Scan.NOT_A_NUMBER || idx == Scan.NOT_A_NUMBER) {
-                return reject(RejectReason.UNPARSABLE,
-                        "token " + token + " '" + Scan.excerpt(line, i, t) + "': field or index is not an integer");
-            }
-            if (field == Scan.OUT_OF_RANGE || idx == Scan.OUT_OF_RANGE || !FeatureKey.isValidInput((int) field, idx)) {
-                return reject(RejectReason.FEATURE_OUT_OF_RANGE, "token " + token + " '" + Scan.excerpt(line, i, t)
-                        + "': field outside 0.." + (FeatureKey.MAX_FIELD - 1) + " or index outside 0.." + FeatureKey.MAX_ID);
-            }
-            float value = Scan.value(line, c2 + 1, t);
-            if (Float.isNaN(value)) {
-                return reject(RejectReason.UNPARSABLE,
-                        "token " + token + " '" + Scan.excerpt(line, i, t) + "': value is not a number");
-            }
-            if (Float.isInfinite(value)) {
-                return reject(RejectReason.NON_FINITE_VALUE,
-                        "token " + token + " '" + Scan.excerpt(line, i, t) + "': value is not finite");
-            }
-            features.add(new Feature((int) field, idx, value));
-        }
-        if (features.isEmpty()) {
-            return reject(RejectReason.EMPTY, "no features");
-        }
-        return ParseResult.ok(Examples.of(options, lineNumber, label, features));
+        return SparseLines.parse(line, lineNumber, options, true);
     }
 }
