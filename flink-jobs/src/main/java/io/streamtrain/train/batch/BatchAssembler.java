@@ -49,7 +49,6 @@ final class BatchAssembler {
             }
         }
         b.starts[n] = at;
-        b.createdAt = System.currentTimeMillis();
 
         List<PullRequest> pulls = groupByKeyGroup(keyGroups, partition, seq, distinct);
         b.pulls = pulls.size();

@@ -17,7 +17,6 @@ public class MiniBatch {
     public float[] values;
     /** How many {@code PullRequest}s (one per PS key group) were sent for this batch. */
     public int pulls;
-    public long createdAt;
 
     public MiniBatch() {}
 

@@ -25,14 +25,13 @@ public final class JobMonitor {
     }
 
     /** {@code latestSizeBytes}: the full state size of the latest checkpoint, not only its incremental delta. */
-    public record Checkpoints(long completed, long failed, String latestPath, long latestDurationMs, long latestSizeBytes) {}
+    public record Checkpoints(long completed, String latestPath, long latestDurationMs, long latestSizeBytes) {}
 
     public Checkpoints checkpoints() throws Exception {
         JsonNode n = get("/jobs/" + job + "/checkpoints");
         JsonNode latest = n.path("latest").path("completed");
         return new Checkpoints(
                 n.path("counts").path("completed").asLong(),
-                n.path("counts").path("failed").asLong(),
                 latest.isMissingNode() || latest.isNull() ? null : latest.path("external_path").asText(null),
                 latest.path("end_to_end_duration").asLong(),
                 latest.path("state_size").asLong());
@@ -41,10 +40,6 @@ public final class JobMonitor {
     public long restarts() throws Exception {
         JsonNode n = get("/jobs/" + job + "/metrics?get=numRestarts");
         return n.isArray() && n.size() > 0 ? n.get(0).path("value").asLong() : 0;
-    }
-
-    public String status() throws Exception {
-        return get("/jobs/" + job).path("state").asText();
     }
 
     /**

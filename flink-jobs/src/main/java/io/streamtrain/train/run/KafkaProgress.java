@@ -6,12 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
+import io.streamtrain.kafka.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -20,7 +19,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import java.time.Duration;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
  * What the brokers know about a training run: topic end offsets and the offsets the job's
@@ -37,15 +35,9 @@ public final class KafkaProgress implements AutoCloseable {
         this.admin = Admin.create(p);
     }
 
-    /** Creates the topic with {@code partitions} partitions unless it exists. */
-    public void ensureTopic(String topic, int partitions) throws Exception {
-        try {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw e;
-            }
-        }
+    /** Creates each topic (name → partitions) that does not exist yet. */
+    public void ensureTopics(Map<String, Integer> topics) {
+        Topics.ensure(admin, topics);
     }
 
     public Set<TopicPartition> partitions(String topic) throws Exception {

@@ -85,10 +85,11 @@ public final class TrainingRun {
         PrintStream out = s.progress();
 
         try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
-            kafka.ensureTopic(topic, 4);
-            kafka.ensureTopic(feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS));
-            kafka.ensureTopic(metricsTopic, 1);
-            kafka.ensureTopic(deadLetterTopic, 1);
+            kafka.ensureTopics(Map.of(
+                    topic, 4,
+                    feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
+                    metricsTopic, 1,
+                    deadLetterTopic, 1));
 
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
             Map<TopicPartition, Long> examplesFrom = resumeFrom.isPresent()
