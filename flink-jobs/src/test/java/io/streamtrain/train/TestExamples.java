@@ -14,6 +14,8 @@ import java.util.Random;
 import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import java.util.concurrent.Future;
 
 /** Writes random examples to a topic and keeps the true per-row occurrence counts: the oracle's truth. */
 final class TestExamples {
@@ -46,10 +48,19 @@ final class TestExamples {
                 .build();
     }
 
+    /** Sends {@code count} examples and fails unless the broker acknowledged every one: the truth must be what Kafka holds. */
     void produce(KafkaProducer<byte[], byte[]> producer, String topic, int count) {
+        List<Future<RecordMetadata>> sent = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            producer.send(new ProducerRecord<>(topic, codec.encode(next())));
+            sent.add(producer.send(new ProducerRecord<>(topic, codec.encode(next()))));
         }
         producer.flush();
+        try {
+            for (Future<RecordMetadata> f : sent) {
+                f.get();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("test input was not written completely", e);
+        }
     }
 }
