@@ -13,7 +13,7 @@ import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code streamtrain train}: continuous training on a local Flink cluster. */
+/** {@code streamtrain train}: continuous training on a Flink inside this process, or on a local reactive cluster. */
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = {
             "Trains a model continuously from a Kafka topic of Avro examples, exactly once across failures.",
@@ -47,8 +47,12 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--checkpoint-interval", defaultValue = "2s", converter = DurationConverter.class, description = "Checkpoint interval (default: ${DEFAULT-VALUE}).")
     Duration checkpointInterval;
 
-    @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism on the local Flink (default: ${DEFAULT-VALUE}); on a --cluster the TaskManagers' slots decide.")
     int parallelism;
+
+    @Option(names = "--cluster", paramLabel = "DIR",
+            description = "Run on the local reactive cluster in DIR (see `streamtrain cluster start`) instead of a Flink inside this process.")
+    Path cluster;
 
     @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
@@ -104,6 +108,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (rowTtl != null) {
             conf.set(PsOptions.ROW_TTL, rowTtl);
         }
-        return new TrainingRun.Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, !noResume, System.err);
+        TrainingRun.Settings local = new TrainingRun.Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, !noResume, System.err);
+        return cluster == null ? local : local.onCluster(cluster);
     }
 }

@@ -22,11 +22,17 @@ import io.streamtrain.train.worker.WindowReport;
 import io.streamtrain.train.feedback.PushDeserializer;
 import io.streamtrain.train.feedback.PushSerializer;
 import io.streamtrain.train.worker.Worker;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -150,6 +156,37 @@ public final class TrainingJob {
                         .build())
                 .uid("streamtrain-dead-letter-sink")
                 .name("dead-letter-sink");
+    }
+
+    /**
+     * The settings the job relies on, whatever cluster runs it: aligned checkpoints (see Worker),
+     * checkpoints retained on cancellation (export reads them), and defaults for what a cluster
+     * might leave unset (RocksDB, incremental checkpoints, restarts forever, max parallelism).
+     */
+    public static Configuration withRequiredSettings(Configuration conf) {
+        Configuration c = new Configuration(conf);
+        c.set(CheckpointingOptions.ENABLE_UNALIGNED, false);
+        c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        setIfMissing(c, StateBackendOptions.STATE_BACKEND, "rocksdb");
+        setIfMissing(c, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
+        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
+        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        if (c.get(PipelineOptions.MAX_PARALLELISM) <= 0) {
+            c.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
+        }
+        return c;
+    }
+
+    private static <T> void setIfMissing(Configuration c, ConfigOption<T> option, T value) {
+        if (!c.contains(option)) {
+            c.set(option, value);
+        }
+    }
+
+    public static String jobName(Configuration conf) {
+        return "streamtrain-train " + conf.get(TrainingOptions.NAME);
     }
 
     private static Properties producerProperties() {

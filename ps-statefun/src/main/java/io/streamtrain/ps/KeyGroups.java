@@ -11,6 +11,8 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
  */
 public final class KeyGroups implements Serializable {
     private static final long serialVersionUID = 1L;
+    /** Key groups when the job sets no max parallelism: the most subtasks a rescale can reach. */
+    public static final int DEFAULT_MAX_PARALLELISM = 128;
 
     private final int maxParallelism;
     private final int[] keyOfGroup;

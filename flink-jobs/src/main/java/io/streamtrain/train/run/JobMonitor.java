@@ -9,13 +9,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 
-/** Reads a running job's checkpoints, restarts and PS metrics from Flink's REST API (local or remote cluster alike). */
+/** A job seen through Flink's REST API (local or remote cluster alike): state, parallelism, checkpoints, restarts, PS metrics. */
 public final class JobMonitor {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final URI rest;
     private final JobID job;
 
@@ -35,6 +37,66 @@ public final class JobMonitor {
                 latest.isMissingNode() || latest.isNull() ? null : latest.path("external_path").asText(null),
                 latest.path("end_to_end_duration").asLong(),
                 latest.path("state_size").asLong());
+    }
+
+    /** The job's state, or empty while the JobManager does not know the job (yet). */
+    public Optional<JobStatus> state() throws Exception {
+        HttpResponse<String> resp = send(HttpRequest.newBuilder(rest.resolve("/jobs/" + job)).timeout(Duration.ofSeconds(10)).GET().build());
+        if (resp.statusCode() == 404) {
+            return Optional.empty();
+        }
+        return Optional.of(JobStatus.valueOf(parse("/jobs/" + job, resp).path("state").asText()));
+    }
+
+    /**
+     * The job's current parallelism: the largest of its vertices' (all are equal in reactive
+     * mode); 0 until the job runs (before, the adaptive scheduler reports the maximum it asks for).
+     */
+    public int parallelism() throws Exception {
+        JsonNode n = get("/jobs/" + job);
+        if (!"RUNNING".equals(n.path("state").asText())) {
+            return 0;
+        }
+        int max = 0;
+        for (JsonNode v : n.path("vertices")) {
+            max = Math.max(max, v.path("parallelism").asInt());
+        }
+        return max;
+    }
+
+    /** True once every task of the job is running: the job has (re)started, not only been scheduled. */
+    public boolean allTasksRunning() throws Exception {
+        JsonNode n = get("/jobs/" + job);
+        if (!"RUNNING".equals(n.path("state").asText())) {
+            return false;
+        }
+        for (JsonNode v : n.path("vertices")) {
+            if (v.path("tasks").path("RUNNING").asInt() != v.path("parallelism").asInt()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The id of the checkpoint the job last restored from (its latest rescale or recovery), or -1. */
+    public long restoredCheckpointId() throws Exception {
+        return get("/jobs/" + job + "/checkpoints").path("latest").path("restored").path("id").asLong(-1);
+    }
+
+    /** The root exception the JobManager reports for the job, or null. */
+    public String rootException() throws Exception {
+        JsonNode root = get("/jobs/" + job + "/exceptions").path("exceptionHistory").path("entries");
+        return root.isArray() && root.size() > 0 ? root.get(0).path("stacktrace").asText(null) : null;
+    }
+
+    /** Asks the JobManager to cancel the job (checkpoints are retained on cancellation). */
+    public void cancel() throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(rest.resolve("/jobs/" + job + "?mode=cancel"))
+                .timeout(Duration.ofSeconds(10)).method("PATCH", HttpRequest.BodyPublishers.noBody()).build();
+        HttpResponse<String> resp = send(req);
+        if (resp.statusCode() != 202 && resp.statusCode() != 200) {
+            throw new IllegalStateException("cancel " + job + " -> " + resp.statusCode() + ": " + resp.body());
+        }
     }
 
     public long restarts() throws Exception {
@@ -63,9 +125,39 @@ public final class JobMonitor {
         return Double.NaN;
     }
 
+    /** The cluster's {@code /overview}: TaskManagers, slots, running jobs. */
+    public static JsonNode clusterOverview(URI rest) throws Exception {
+        return get(rest, "/overview");
+    }
+
+    /** The job the cluster runs now (reactive clusters run one), if any. */
+    public static Optional<JobMonitor> runningJob(URI rest) throws Exception {
+        for (JsonNode j : get(rest, "/jobs/overview").path("jobs")) {
+            if (!JobStatus.valueOf(j.path("state").asText()).isGloballyTerminalState()) {
+                return Optional.of(new JobMonitor(rest, JobID.fromHexString(j.path("jid").asText())));
+            }
+        }
+        return Optional.empty();
+    }
+
+    public JobID job() {
+        return job;
+    }
+
     private JsonNode get(String path) throws Exception {
+        return get(rest, path);
+    }
+
+    private static JsonNode get(URI rest, String path) throws Exception {
         HttpRequest req = HttpRequest.newBuilder(rest.resolve(path)).timeout(Duration.ofSeconds(10)).GET().build();
-        HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        return parse(path, send(req));
+    }
+
+    private static HttpResponse<String> send(HttpRequest req) throws Exception {
+        return HTTP.send(req, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode parse(String path, HttpResponse<String> resp) throws Exception {
         if (resp.statusCode() != 200) {
             throw new IllegalStateException("GET " + path + " -> " + resp.statusCode() + ": " + resp.body());
         }

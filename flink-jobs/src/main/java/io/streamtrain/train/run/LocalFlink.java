@@ -1,19 +1,29 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.train.TrainingJob;
 import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.kafka.common.TopicPartition;
 
 /** A real Flink cluster in this JVM (JobManager + one TaskManager with {@code slots} slots), REST on a free loopback port. */
-public final class LocalFlink implements AutoCloseable {
+public final class LocalFlink implements TrainingCluster {
     private final MiniCluster cluster;
+    private final int slots;
+    private JobID job;
 
     public LocalFlink(Configuration conf, int slots) throws Exception {
+        this.slots = slots;
         Configuration c = new Configuration(conf);
         c.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         c.set(RestOptions.ADDRESS, "127.0.0.1");
@@ -26,28 +36,52 @@ public final class LocalFlink implements AutoCloseable {
         cluster.start();
     }
 
-    public JobID submit(JobGraph job) throws Exception {
-        return cluster.submitJob(job).get().getJobID();
+    @Override
+    public void start(Configuration conf, Optional<Path> resumeFrom, Map<TopicPartition, Long> feedbackFrom) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        TrainingJob.build(env, conf, feedbackFrom);
+        StreamGraph graph = env.getStreamGraph();
+        graph.setJobName(TrainingJob.jobName(conf));
+        resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(p.toString(), false)));
+        job = cluster.submitJob(graph.getJobGraph()).get().getJobID();
     }
 
+    @Override
+    public JobID job() {
+        return job;
+    }
+
+    @Override
     public URI restAddress() throws Exception {
         return cluster.getRestAddress().get();
     }
 
-    public JobStatus status(JobID job) throws Exception {
+    @Override
+    public JobStatus status() throws Exception {
         return cluster.getJobStatus(job).get();
     }
 
-    /** Cancels the job (its latest checkpoint is retained) and waits until it has stopped. */
-    public void cancel(JobID job) throws Exception {
+    @Override
+    public void cancel() throws Exception {
         cluster.cancelJob(job).get();
         cluster.requestJobResult(job).get();
     }
 
-    public Throwable failureCause(JobID job) throws Exception {
+    @Override
+    public Throwable failureCause() throws Exception {
         return cluster.requestJobResult(job).get().getSerializedThrowable()
                 .map(t -> (Throwable) t.deserializeError(getClass().getClassLoader()))
                 .orElse(null);
+    }
+
+    @Override
+    public long jobManagerRecoveries() {
+        return 0;
+    }
+
+    @Override
+    public String describe() {
+        return "local Flink in this JVM, parallelism " + slots;
     }
 
     @Override

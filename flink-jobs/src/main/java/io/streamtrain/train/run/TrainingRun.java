@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.export.LatestCheckpoint;
 import io.streamtrain.export.ModelInfo;
 import io.streamtrain.ps.PsOptions;
@@ -12,23 +13,17 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Runs the training job on a local Flink cluster: resumes from the newest retained checkpoint in
+ * Runs the training job on a local Flink (in this JVM) or on a local reactive cluster: resumes from the newest retained checkpoint in
  * the checkpoint directory if there is one, prints progress, and with {@code untilIdle} stops once
  * every record has been trained and every gradient applied in a completed checkpoint.
  */
@@ -42,37 +37,35 @@ public final class TrainingRun {
             Duration checkpointInterval,
             Duration untilIdle,
             boolean resume,
-            PrintStream progress) {}
+            PrintStream progress,
+            Path cluster) {
+        /** A run on a local Flink (MiniCluster) in this JVM. */
+        public Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
+                        Duration untilIdle, boolean resume, PrintStream progress) {
+            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null);
+        }
+
+        /** The same run on the local cluster in {@code clusterDir}, whose TaskManagers decide the parallelism. */
+        public Settings onCluster(Path clusterDir) {
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir);
+        }
+    }
 
     private TrainingRun() {}
 
-    /** The Flink configuration the training job needs on any cluster. */
+    /** The Flink configuration of a run: the job's own needs plus this run's checkpoint settings and parallelism. */
     public static Configuration flinkConfiguration(Settings s) {
         Configuration c = new Configuration(s.conf());
-        c.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-        c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
         c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
-        c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
-        // The worker relies on aligned barriers (see Worker); never let Flink switch to unaligned.
-        c.set(CheckpointingOptions.ENABLE_UNALIGNED, false);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
-        setIfMissing(c, PipelineOptions.MAX_PARALLELISM, 128);
         // Small network buffers keep few batches in flight between batcher, PS and worker, which
         // bounds gradient staleness when the job works through a backlog.
-        setIfMissing(c, org.apache.flink.configuration.TaskManagerOptions.MEMORY_SEGMENT_SIZE, org.apache.flink.configuration.MemorySize.parse("4kb"));
-        setIfMissing(c, org.apache.flink.configuration.TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
-        c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
-        return c;
-    }
-
-    private static <T> void setIfMissing(Configuration c, org.apache.flink.configuration.ConfigOption<T> option, T value) {
-        if (!c.contains(option)) {
-            c.set(option, value);
+        if (!c.contains(TaskManagerOptions.MEMORY_SEGMENT_SIZE)) {
+            c.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, MemorySize.parse("4kb"));
+            c.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
         }
+        c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
+        return TrainingJob.withRequiredSettings(c);
     }
 
     public static TrainingSummary run(Settings s) throws Exception {
@@ -98,22 +91,16 @@ public final class TrainingRun {
             Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
 
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-            TrainingJob.build(env, conf, feedbackFrom);
-            StreamGraph graph = env.getStreamGraph();
-            graph.setJobName("streamtrain-train " + conf.get(TrainingOptions.NAME));
-            resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(p.toString(), false)));
-            JobGraph jobGraph = graph.getJobGraph();
-            out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
-                    + ", topic " + topic + ", parallelism " + s.parallelism() + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
-
             modelInfo(conf).write(s.checkpointDir());
             Duration idle = effectiveIdle(s, conf);
-            try (LocalFlink flink = new LocalFlink(conf, s.parallelism());
+            try (TrainingCluster flink = s.cluster() == null
+                            ? new LocalFlink(conf, s.parallelism())
+                            : new StandaloneTraining(LocalCluster.open(s.cluster()), out);
                     MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
-                JobID job = flink.submit(jobGraph);
-                JobMonitor monitor = new JobMonitor(flink.restAddress(), job);
-                out.println("train: job " + job + " running; Flink REST API at " + flink.restAddress());
+                out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
+                        + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
+                flink.start(conf, resumeFrom, feedbackFrom);
+                out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
                 Watch watch = new Watch(kafka, conf, topic, feedbackTopic, examplesFrom, feedbackFrom);
                 long started = System.nanoTime();
                 long lastProgress = 0;
@@ -122,15 +109,15 @@ public final class TrainingRun {
                 Runtime.getRuntime().addShutdownHook(hook);
                 try {
                     while (true) {
-                        JobStatus status = flink.status(job);
+                        JobStatus status = flink.status();
                         if (status.isGloballyTerminalState()) {
-                            throw new IllegalStateException("training job ended " + status, flink.failureCause(job));
+                            throw new IllegalStateException("training job ended " + status, flink.failureCause());
                         }
                         watch.poll();
                         long now = System.nanoTime();
                         if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
                             lastProgress = now;
-                            out.println(progressLine(watch, metrics, monitor, (now - started) / 1e9));
+                            out.println(progressLine(watch, metrics, flink, (now - started) / 1e9));
                         }
                         if (idle != null && watch.quietFor().compareTo(idle) >= 0) {
                             break;
@@ -146,10 +133,11 @@ public final class TrainingRun {
                         // JVM is exiting; nothing to remove
                     }
                 }
+                JobMonitor monitor = flink.monitor();
                 JobMonitor.Checkpoints cps = monitor.checkpoints();
-                long restarts = monitor.restarts();
+                long restarts = monitor.restarts() + flink.jobManagerRecoveries();
                 double staleness = monitor.maxOfMetric("parameter-server", "gradientStalenessMs_p99");
-                flink.cancel(job);
+                flink.cancel();
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
@@ -201,20 +189,24 @@ public final class TrainingRun {
         return result;
     }
 
-    private static String progressLine(Watch w, MetricsFollower metrics, JobMonitor monitor, double seconds) {
+    private static String progressLine(Watch w, MetricsFollower metrics, TrainingCluster flink, double seconds) {
         double[] window = metrics.window();
         long checkpoints = -1;
         long restarts = -1;
+        int parallelism = -1;
         try {
+            JobMonitor monitor = flink.monitor();
             checkpoints = monitor.checkpoints().completed();
-            restarts = monitor.restarts();
+            restarts = monitor.restarts() + flink.jobManagerRecoveries();
+            parallelism = monitor.parallelism();
         } catch (Exception e) {
             // REST not ready yet; show -1
         }
         return String.format(Locale.ROOT,
-                "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f checkpoints=%d restarts=%d",
+                "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f"
+                        + " checkpoints=%d restarts=%d parallelism=%d",
                 seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
-                window[0], window[1], checkpoints, restarts);
+                window[0], window[1], checkpoints, restarts, parallelism);
     }
 
     /**

@@ -1,0 +1,85 @@
+package io.streamtrain.cluster;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Starts one of Flink's own entry points (JobManager or TaskManager) as a separate JVM on this
+ * machine's classpath (the project's shaded jar, or the test classpath), detached from the caller:
+ * output goes to the process's log, its pid to its pid file, and it outlives the command that
+ * started it.
+ */
+final class FlinkJvm {
+    /** The module flags Flink's own launch scripts pass on Java 17. */
+    static final List<String> JAVA_17_OPENS = List.of(
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.text=ALL-UNNAMED",
+            "--add-opens=java.base/java.time=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
+            "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+            "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED");
+
+    private static final Path SETSID = Path.of("/usr/bin/setsid");
+
+    private FlinkJvm() {}
+
+    static ProcessHandle start(ClusterLayout layout, String name, List<String> jvmArgs, String mainClass, List<String> args)
+            throws IOException {
+        Files.createDirectories(layout.logDir());
+        Files.createDirectories(layout.pidDir());
+        List<String> command = new ArrayList<>();
+        if (Files.isExecutable(SETSID)) {
+            // Its own session: a Ctrl-C meant for the command that started it does not reach it.
+            command.add(SETSID.toString());
+        }
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.addAll(JAVA_17_OPENS);
+        command.add("-Dlog.file=" + layout.logFile(name));
+        command.add("-Dlog4j.configurationFile=" + layout.confDir().resolve(ClusterConfig.LOG4J_FILE));
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(layout.logDir().resolve(name + ".out").toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .start();
+        Files.writeString(layout.pidFile(name), Long.toString(process.pid()), StandardCharsets.UTF_8);
+        return process.toHandle();
+    }
+
+    /** The live process recorded in {@code name}'s pid file, if it is still one of this cluster's. */
+    static Optional<ProcessHandle> find(ClusterLayout layout, String name) {
+        Path pidFile = layout.pidFile(name);
+        if (!Files.isRegularFile(pidFile)) {
+            return Optional.empty();
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+        // A recycled pid belongs to some other program: it must carry this cluster's log file.
+        String marker = "-Dlog.file=" + layout.logFile(name);
+        return ProcessHandle.of(pid)
+                .filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().arguments().map(a -> List.of(a).contains(marker)).orElse(true));
+    }
+}

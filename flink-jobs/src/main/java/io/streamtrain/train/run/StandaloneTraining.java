@@ -1,0 +1,137 @@
+package io.streamtrain.train.run;
+
+import io.streamtrain.cluster.LocalCluster;
+import io.streamtrain.cluster.Signal;
+import java.io.PrintStream;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The training job on a {@link LocalCluster} in reactive mode: its JobManager process runs the job,
+ * the cluster's TaskManagers give it its parallelism. A JobManager that dies is replaced by a new
+ * one that resumes from the newest retained checkpoint, as the Kubernetes operator does with
+ * last-state upgrades; one that dies before it ever answered is a start-up failure, not replaced.
+ */
+public final class StandaloneTraining implements TrainingCluster {
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration WARN_EVERY = Duration.ofSeconds(30);
+
+    private final LocalCluster cluster;
+    private final PrintStream out;
+    private JobID job;
+    private boolean answered;
+    private boolean cancelled;
+    private long recoveries;
+    private long lastWarning;
+
+    public StandaloneTraining(LocalCluster cluster, PrintStream out) {
+        this.cluster = cluster;
+        this.out = out;
+    }
+
+    @Override
+    public void start(Configuration conf, Optional<Path> resumeFrom, Map<TopicPartition, Long> feedbackFrom) throws Exception {
+        // The application's main computes the feedback start itself (the topic's end, as here).
+        job = cluster.startJob(conf, resumeFrom);
+        answered = false;
+    }
+
+    @Override
+    public JobID job() {
+        return job;
+    }
+
+    @Override
+    public URI restAddress() {
+        return cluster.restAddress();
+    }
+
+    @Override
+    public JobStatus status() throws Exception {
+        if (cluster.jobManager().isEmpty()) {
+            if (cancelled) {
+                return JobStatus.CANCELED;
+            }
+            if (!answered) {
+                throw new IllegalStateException("the JobManager exited before it started the job; see "
+                        + cluster.layout().logFile("jobmanager") + " and " + cluster.layout().logDir().resolve("jobmanager.out"));
+            }
+            out.println("train: the JobManager is gone; starting a new one from " + cluster.jobSpec()
+                    .flatMap(LocalCluster::latestCheckpoint).map(Path::toString).orElse("the start (no checkpoint yet)"));
+            job = cluster.resumeJob();
+            answered = false;
+            recoveries++;
+            return JobStatus.INITIALIZING;
+        }
+        warnWithoutTaskManagers();
+        try {
+            Optional<JobStatus> state = monitor().state();
+            answered |= state.isPresent();
+            return state.orElse(JobStatus.INITIALIZING);
+        } catch (IOException e) {
+            return JobStatus.INITIALIZING; // the JobManager is starting (or busy)
+        }
+    }
+
+    private void warnWithoutTaskManagers() {
+        boolean any = cluster.members().stream().anyMatch(m -> m.alive() && m.index() > 0);
+        long now = System.nanoTime();
+        if (!any && now - lastWarning > WARN_EVERY.toNanos()) {
+            lastWarning = now;
+            out.println("train: no TaskManager is running in " + cluster.layout().root()
+                    + "; the job waits for slots (`streamtrain cluster add-tm --dir " + cluster.layout().root() + "`)");
+        }
+    }
+
+    @Override
+    public Throwable failureCause() throws Exception {
+        String root = monitor().rootException();
+        return root == null ? null : new RuntimeException(root);
+    }
+
+    @Override
+    public void cancel() throws Exception {
+        cancelled = true;
+        Optional<ProcessHandle> jm = cluster.jobManager();
+        if (jm.isEmpty()) {
+            return;
+        }
+        try {
+            monitor().cancel();
+        } catch (Exception e) {
+            out.println("train: cancel through REST failed (" + e.getMessage() + "); stopping the JobManager");
+            Signal.TERM.send(jm.get());
+        }
+        // An application cluster shuts down once its job is cancelled.
+        long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+        while (jm.get().isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        if (jm.get().isAlive()) {
+            Signal.KILL.send(jm.get());
+        }
+    }
+
+    @Override
+    public long jobManagerRecoveries() {
+        return recoveries;
+    }
+
+    @Override
+    public String describe() {
+        return "reactive cluster in " + cluster.layout().root() + " (parallelism follows its TaskManagers), web UI " + cluster.restAddress();
+    }
+
+    @Override
+    public void close() {
+        // The cluster outlives the run: its TaskManagers wait for the next job.
+    }
+}
