@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.export.HeldOut;
 import io.streamtrain.export.LoadedModel;
 import io.streamtrain.ingest.IngestSettings;
@@ -9,6 +10,7 @@ import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.run.Chaos;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Files;
@@ -19,6 +21,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -57,17 +60,40 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--dir", defaultValue = ".streamtrain/demo", description = "Working directory, cleared first (default: ${DEFAULT-VALUE}).")
     Path dir;
 
+    @Option(names = "--taskmanagers", defaultValue = "0",
+            description = "Train on a local reactive cluster of this many TaskManager JVMs (1 slot each) instead of a Flink inside this process (default: in-process).")
+    int taskManagers;
+
+    @Option(names = "--chaos", description = "With --taskmanagers: kill and add TaskManagers on a schedule while training, and print each recovery's duration.")
+    boolean chaos;
+
+    @Option(names = "--chaos-every", defaultValue = "15s", converter = DurationConverter.class, description = "Time between chaos changes (default: ${DEFAULT-VALUE}).")
+    Duration chaosEvery;
+
+    @Option(names = "--rate", defaultValue = "4000",
+            description = "With --chaos: examples/s written while training runs, so that training outlasts the chaos (default: ${DEFAULT-VALUE}).")
+    int rate;
+
     @Override
     public Integer call() throws Exception {
+        if (chaos && taskManagers < 1) {
+            throw new IllegalArgumentException("--chaos needs a cluster: add --taskmanagers N (e.g. 2)");
+        }
         clear(dir);
         System.err.println("demo: starting Kafka (KRaft) on 127.0.0.1 ...");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             String topic = "demo-examples";
             PlantedFm truth = new PlantedFm(seed, PlantedFm.DEFAULT_FIELDS, vocabulary, PlantedFm.DEFAULT_ZIPF_EXPONENT, PlantedFm.DEFAULT_DIM);
-            IngestStats ingest = Ingestor.ingestSynthetic(
-                    IngestSettings.of(kafka.bootstrapServers(), topic).withProgress(System.err::println, Duration.ofSeconds(2)),
-                    truth, examples, seed, System.currentTimeMillis());
-            System.err.println(ingest.summaryLine());
+            IngestSettings ingestSettings = IngestSettings.of(kafka.bootstrapServers(), topic);
+            Thread stream = null;
+            if (chaos) {
+                stream = new Thread(() -> writeSteadily(ingestSettings, truth), "demo-stream");
+                stream.start();
+            } else {
+                IngestStats ingest = Ingestor.ingestSynthetic(ingestSettings.withProgress(System.err::println, Duration.ofSeconds(2)),
+                        truth, examples, seed, System.currentTimeMillis());
+                System.err.println(ingest.summaryLine());
+            }
 
             Configuration conf = new Configuration();
             conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
@@ -78,8 +104,30 @@ public final class DemoCommand implements Callable<Integer> {
             conf.set(PsOptions.LEARNING_RATE, learningRate);
             conf.set(TrainingOptions.BATCH_SIZE, batchSize);
             Path checkpoints = dir.resolve("checkpoints");
-            TrainingSummary summary = TrainingRun.run(new TrainingRun.Settings(
-                    conf, checkpoints, parallelism, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
+            TrainingRun.Settings settings = new TrainingRun.Settings(
+                    conf, checkpoints, parallelism, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err);
+            TrainingSummary summary;
+            if (taskManagers > 0) {
+                LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), taskManagers, 1, MemorySize.parse("1280m"), new Configuration());
+                System.err.println("demo: started a reactive cluster of " + taskManagers + " TaskManager JVM(s) in " + cluster.layout().root());
+                Chaos monkey = new Chaos(cluster, chaosEvery, taskManagers + 1, System.err);
+                Thread chaosThread = new Thread(monkey, "demo-chaos");
+                try {
+                    if (chaos) {
+                        chaosThread.start();
+                    }
+                    summary = TrainingRun.run(settings.onCluster(cluster.layout().root()));
+                } finally {
+                    monkey.stop();
+                    chaosThread.interrupt();
+                    if (stream != null) {
+                        stream.interrupt();
+                    }
+                    cluster.stop(Duration.ofSeconds(10));
+                }
+            } else {
+                summary = TrainingRun.run(settings);
+            }
             System.err.println(summary.line());
 
             HeldOut heldOut = HeldOut.evaluate(truth, LoadedModel.load(checkpoints)::predict, 20_000, seed + 1);
@@ -90,6 +138,26 @@ public final class DemoCommand implements Callable<Integer> {
                     heldOut.plantedAuc() - heldOut.learnedAuc(), checkpoints.toAbsolutePath()));
         }
         return 0;
+    }
+
+    /** Writes the examples at about {@code rate} per second, in one-second chunks, so training runs alongside. */
+    private void writeSteadily(IngestSettings settings, PlantedFm truth) {
+        long written = 0;
+        for (long chunk = 0; written < examples && !Thread.currentThread().isInterrupted(); chunk++) {
+            long start = System.nanoTime();
+            long n = Math.min(rate, examples - written);
+            Ingestor.ingestSynthetic(settings, truth, n, seed * 1_000_003L + chunk, System.currentTimeMillis());
+            written += n;
+            long sleep = 1000 - (System.nanoTime() - start) / 1_000_000;
+            if (sleep > 0) {
+                try {
+                    Thread.sleep(sleep);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+        System.err.println("demo: wrote " + written + " examples");
     }
 
     private static void clear(Path dir) throws Exception {

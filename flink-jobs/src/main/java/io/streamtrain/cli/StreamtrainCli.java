@@ -31,9 +31,14 @@ public final class StreamtrainCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The launcher's command line, with its error reporting. */
+    static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new StreamtrainCli());
         cli.setExecutionExceptionHandler(StreamtrainCli::reportFailure);
-        System.exit(cli.execute(args));
+        return cli;
     }
 
     /** A failed command prints what went wrong and why, cause by cause, not a stack trace. */

@@ -17,6 +17,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -66,8 +67,9 @@ public final class LocalCluster {
                         + "; see `streamtrain cluster status --dir " + dir + "` or stop it first");
             }
         }
-        Files.createDirectories(layout.confDir());
         Configuration conf = ClusterConfig.reactive(slots, taskManagerMemory, overrides);
+        requireWorkableTaskManagerMemory(conf, taskManagerMemory);
+        Files.createDirectories(layout.confDir());
         BootstrapTools.writeConfiguration(conf, layout.confDir().resolve(GlobalConfiguration.FLINK_CONF_FILENAME).toFile());
         try (InputStream log4j = LocalCluster.class.getResourceAsStream("/cluster-log4j2.properties")) {
             Files.copy(log4j, layout.confDir().resolve(ClusterConfig.LOG4J_FILE), StandardCopyOption.REPLACE_EXISTING);
@@ -77,6 +79,16 @@ public final class LocalCluster {
             cluster.addTaskManager();
         }
         return cluster;
+    }
+
+    /** Fails before anything starts when Flink's fixed memory components do not fit the TaskManager size. */
+    private static void requireWorkableTaskManagerMemory(Configuration conf, MemorySize taskManagerMemory) {
+        try {
+            TaskExecutorProcessUtils.processSpecFromConfig(conf);
+        } catch (IllegalConfigurationException e) {
+            throw new IllegalArgumentException("TaskManager memory " + taskManagerMemory.toHumanReadableString()
+                    + " is too small for Flink's fixed memory components; use at least 1g. " + e.getMessage(), e);
+        }
     }
 
     public static LocalCluster open(Path dir) {

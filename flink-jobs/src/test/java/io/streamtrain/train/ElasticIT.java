@@ -13,6 +13,7 @@ import io.streamtrain.ps.PsOptions;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.run.JobMonitor;
+import io.streamtrain.train.run.Rescales;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.net.URI;
@@ -20,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -132,26 +132,21 @@ class ElasticIT {
         System.err.printf("elastic: %s: running at the new parallelism after %d ms%n", what, millis);
     }
 
-    /** Milliseconds until the cluster's job runs every task at {@code parallelism}. */
+    /** Milliseconds until the cluster's job runs every task at {@code parallelism}; fails if the run ends first. */
     private static long awaitRunningAt(URI rest, int parallelism, CompletableFuture<?> training) throws Exception {
-        long start = System.nanoTime();
-        long deadline = start + STEP_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (training.isDone()) {
-                training.get(); // surfaces the run's failure
-                throw new IllegalStateException("the training run ended early");
-            }
+        CompletableFuture<Duration> running = CompletableFuture.supplyAsync(() -> {
             try {
-                Optional<JobMonitor> job = JobMonitor.runningJob(rest);
-                if (job.isPresent() && job.get().parallelism() == parallelism && job.get().allTasksRunning()) {
-                    return (System.nanoTime() - start) / 1_000_000;
-                }
-            } catch (Exception e) {
-                // JobManager not answering (starting, or just killed)
+                return Rescales.awaitRunningAt(rest, parallelism, STEP_TIMEOUT);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
             }
-            Thread.sleep(200);
+        });
+        CompletableFuture.anyOf(running, training).get();
+        if (!running.isDone()) {
+            training.get(); // surfaces the run's failure
+            throw new IllegalStateException("the training run ended early");
         }
-        throw new AssertionError("the job did not run at parallelism " + parallelism + " within " + STEP_TIMEOUT);
+        return running.get().toMillis();
     }
 
     private static JobMonitor awaitJob(URI rest) throws Exception {

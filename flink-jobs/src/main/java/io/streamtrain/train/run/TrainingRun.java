@@ -124,7 +124,8 @@ public final class TrainingRun {
                         }
                         Thread.sleep(500);
                     }
-                } catch (InterruptedException e) {
+                } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
+                    Thread.interrupted(); // Kafka's InterruptException leaves the flag set; the shutdown below must not be interrupted
                     out.println("train: interrupted, stopping (the latest checkpoint is kept)");
                 } finally {
                     try {
