@@ -111,7 +111,7 @@ public final class TrainingJob {
                 .connect(pushes.keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT))
                 .process(new ParameterServer(
                         OptimizerConfig.from(conf),
-                        new RowInitializer(kind.rowWidth(dim), conf.get(PsOptions.INIT_STDDEV), conf.get(PsOptions.INIT_SEED)),
+                        RowInitializer.from(conf, kind),
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null)))
                 .uid(PsState.PS_UID)

@@ -10,6 +10,8 @@ public class BatcherMeta {
     public boolean sealed;
     /** Id of the last snapshot started before the seal; the cut is durable once a later checkpoint completes. */
     public long sealedAfterSnapshot;
+    /** The source offset after the last record taken; a record below it is a duplicate delivery. */
+    public long nextOffset;
 
     public BatcherMeta() {}
 }

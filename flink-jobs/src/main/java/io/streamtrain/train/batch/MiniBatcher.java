@@ -20,6 +20,8 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cuts each source partition's records into mini-batches (keyed by partition) and sends, per batch,
@@ -39,6 +41,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         implements CheckpointedFunction, CheckpointListener {
     private static final long serialVersionUID = 1L;
     private static final long SEAL_POLL_MS = 50;
+    private static final Logger LOG = LoggerFactory.getLogger(MiniBatcher.class);
 
     public static final OutputTag<PullRequest> PULLS = new OutputTag<>("pulls") {};
     public static final OutputTag<Rejected> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
@@ -60,6 +63,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient Counter batchesCounter;
     private transient Counter deadLetterCounter;
     private transient Counter recordsCounter;
+    private transient Counter duplicateCounter;
 
     public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter) {
         this.keyGroups = keyGroups;
@@ -96,19 +100,30 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         batchesCounter = group.counter("batchesEmitted");
         deadLetterCounter = group.counter("deadLetters");
         recordsCounter = group.counter("recordsIn");
+        duplicateCounter = group.counter("duplicateRecordsDropped");
     }
 
     @Override
     public void processElement(SourceRecord record, Context ctx, Collector<MiniBatch> out) throws Exception {
         maybeInjectFailure();
         recordsCounter.inc();
+        OpenBatch batch = load(ctx.getCurrentKey(), record.partition);
+        if (record.offset < batch.meta.nextOffset) {
+            // The source delivered a record this run has already taken: cutting it again would
+            // put it in two batches under two sequence numbers, and the PS would apply both.
+            duplicateCounter.inc();
+            LOG.warn("dropped a duplicate delivery of {}-{} offset {} (expected offset >= {})",
+                    record.topic, record.partition, record.offset, batch.meta.nextOffset);
+            return;
+        }
+        batch.meta.nextOffset = record.offset + 1;
+        metaState.update(batch.meta);
         Verdict verdict = validator.validate(record);
         if (verdict.deadLetter() != null) {
             deadLetterCounter.inc();
             ctx.output(DEAD_LETTERS, verdict.deadLetter());
             return;
         }
-        OpenBatch batch = load(ctx.getCurrentKey(), record.partition);
         if (batch.meta.sealed) {
             held.add(verdict.record());
             return;

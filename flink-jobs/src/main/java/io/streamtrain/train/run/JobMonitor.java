@@ -2,6 +2,7 @@ package io.streamtrain.train.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -158,6 +159,10 @@ public final class JobMonitor {
     }
 
     private static JsonNode parse(String path, HttpResponse<String> resp) throws Exception {
+        if (resp.statusCode() == 503) {
+            // A JobManager that is starting or electing its leader: transient, like a refused connection.
+            throw new IOException("the JobManager is not serving yet: GET " + path + " -> 503: " + resp.body());
+        }
         if (resp.statusCode() != 200) {
             throw new IllegalStateException("GET " + path + " -> " + resp.statusCode() + ": " + resp.body());
         }

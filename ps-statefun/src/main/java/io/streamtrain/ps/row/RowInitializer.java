@@ -1,9 +1,12 @@
 package io.streamtrain.ps.row;
 
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
+import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.Optimizer;
 import java.io.Serializable;
 import java.util.SplittableRandom;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * Lazy, deterministic row initialisation seeded by the row key: a row that is first touched after a
@@ -20,6 +23,11 @@ public final class RowInitializer implements Serializable {
         this.width = width;
         this.stddev = stddev;
         this.seed = seed;
+    }
+
+    /** The initialiser the PS of a {@code kind} model uses under {@code conf} ({@link PsOptions}). */
+    public static RowInitializer from(ReadableConfig conf, ModelKind kind) {
+        return new RowInitializer(kind.rowWidth(conf.get(PsOptions.DIM)), conf.get(PsOptions.INIT_STDDEV), conf.get(PsOptions.INIT_SEED));
     }
 
     /** Initial weights: linear weight 0, embedding entries N(0, stddev²). */
