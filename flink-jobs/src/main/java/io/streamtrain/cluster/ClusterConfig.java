@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.JobManagerOptions;
@@ -44,6 +45,11 @@ public final class ClusterConfig {
         c.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
         // TaskManagers wait for the job's JobManager; reactive mode starts it with the job.
         c.set(TaskManagerOptions.REGISTRATION_TIMEOUT, Duration.ofDays(7)); // the RPC timer caps delays at ~248 days
+        // A TaskManager that finds no JobManager yet (or a refusing one) retries within a second,
+        // not after Flink's 10 s/30 s defaults: the time a new JobManager takes to get its slots.
+        c.set(ClusterOptions.ERROR_REGISTRATION_DELAY, Duration.ofSeconds(1));
+        c.set(ClusterOptions.REFUSED_REGISTRATION_DELAY, Duration.ofSeconds(1));
+        c.set(ClusterOptions.MAX_REGISTRATION_TIMEOUT, Duration.ofSeconds(5));
         c.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
         c.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(10));
         c.set(HeartbeatManagerOptions.HEARTBEAT_RPC_FAILURE_THRESHOLD, 2);
