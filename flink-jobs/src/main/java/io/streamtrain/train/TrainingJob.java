@@ -13,6 +13,7 @@ import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
+import io.streamtrain.train.batch.PartitionTail;
 import io.streamtrain.train.batch.SourceRecord;
 import io.streamtrain.train.batch.SourceRecordDeserializer;
 import io.streamtrain.train.batch.Rejected;
@@ -89,7 +90,9 @@ public final class TrainingJob {
                         conf.get(TrainingOptions.BATCH_SIZE),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
-                        conf.get(TrainingOptions.INJECT_FAILURE_AFTER)))
+                        conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
+                        topic,
+                        new PartitionTail(bootstrap)))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);

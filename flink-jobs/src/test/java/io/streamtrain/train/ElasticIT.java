@@ -29,7 +29,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,29 +45,15 @@ class ElasticIT {
     private final KafkaFixture kafka = KafkaFixture.shared();
 
     /**
-     * Input arrives in bursts every 250 ms; with a 5 s max wait every batch is cut by size or by
-     * record timestamps (pure functions of the input), never by the idle timer.
+     * Input arrives in bursts every 250 ms with a 200 ms max wait, so partitions go idle between
+     * bursts and the batcher also cuts on its idle timer: a replay after each change must cut the
+     * same batches as the run it replaces (before PartitionTail, 5 of 6 runs counted 64-128
+     * records twice).
      */
     @Test
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void parallelismFollowsTaskManagersAndEveryRecordCountsOnceAcrossRescalesAndKills(
             @TempDir Path clusterDir, @TempDir Path checkpoints) throws Exception {
-        rescaleAndKillUnderTheCountOracle(clusterDir, checkpoints, Duration.ofSeconds(5));
-    }
-
-    /**
-     * KNOWN BUG, excluded from the default build (run it with {@code -Pknown-bugs}): with a 200 ms
-     * max wait, partitions idle between bursts and the batcher seals batches on the wall-clock
-     * idle timer. A replay after a restore can seal where the failed run did not (a partition
-     * looks idle while the restarted source catches up), so its batches get other sequence
-     * numbers than the pushes the failed run already left in the feedback topic, and the PS
-     * applies some records twice (64-128 extra counts of ~150k in 5 of 6 runs). See
-     * docs/ARCHITECTURE.md, "Known problem: idle seals in a replay".
-     */
-    @Test
-    @Tag("known-bug")
-    @Timeout(value = 8, unit = TimeUnit.MINUTES)
-    void idleSealsInAReplayKeepEveryRecordCountedOnce(@TempDir Path clusterDir, @TempDir Path checkpoints) throws Exception {
         rescaleAndKillUnderTheCountOracle(clusterDir, checkpoints, Duration.ofMillis(200));
     }
 

@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * closing after max-wait of wall-clock time, is not: such a batch is <em>sealed</em> in state and
  * emitted only after a checkpoint containing the seal completes; records arriving meanwhile are
  * held and cut after it. A restore therefore sees either no seal (and re-cuts deterministically)
- * or the durable seal.
+ * or the durable seal. And a partition is sealed only when Kafka holds no record after the open
+ * batch ({@link PartitionTail}): a replay, which looks idle for a moment while its restarted
+ * source catches up, must not cut where the failed run cut later and already pushed beyond.
  */
 public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, MiniBatch>
         implements CheckpointedFunction, CheckpointListener {
@@ -51,6 +53,8 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private final long maxWaitMs;
     private final ExampleValidator validator;
     private final long injectFailureAfter;
+    private final String topic;
+    private final PartitionTail tail;
 
     private transient ValueState<BatcherMeta> metaState;
     private transient ListState<BatchRecord> openBatch;
@@ -65,7 +69,10 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient Counter recordsCounter;
     private transient Counter duplicateCounter;
 
-    public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter) {
+    public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
+                       String topic, PartitionTail tail) {
+        this.topic = topic;
+        this.tail = tail;
         this.keyGroups = keyGroups;
         this.batchSize = batchSize;
         this.maxWaitMs = maxWaitMs;
@@ -158,13 +165,13 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
                 ctx.timerService().registerProcessingTimeTimer(now + SEAL_POLL_MS);
             }
         } else if (batch.size > 0) {
-            if (now - batch.lastArrival >= maxWaitMs) {
+            if (now - batch.lastArrival >= maxWaitMs && tail.drainedFrom(topic, batch.meta.partition, batch.meta.nextOffset)) {
                 batch.meta.sealed = true;
                 batch.meta.sealedAfterSnapshot = lastStartedSnapshot;
                 metaState.update(batch.meta);
                 ctx.timerService().registerProcessingTimeTimer(now + SEAL_POLL_MS);
             } else {
-                ctx.timerService().registerProcessingTimeTimer(batch.lastArrival + maxWaitMs);
+                ctx.timerService().registerProcessingTimeTimer(Math.max(batch.lastArrival, now) + maxWaitMs);
             }
         }
     }
@@ -229,6 +236,12 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             open.put(key, batch);
         }
         return batch;
+    }
+
+    @Override
+    public void close() throws Exception {
+        tail.close();
+        super.close();
     }
 
     private void maybeInjectFailure() {

@@ -1,0 +1,90 @@
+package io.streamtrain.train.batch;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers one question for the batcher's idle timer: does a source partition hold any committed
+ * record at or after an offset? Only a partition that is truly drained may be sealed; a replay
+ * after a restore always has records ahead of it, so it never seals where the failed run may
+ * already have cut and pushed further (see MiniBatcher).
+ */
+public final class PartitionTail implements Serializable, AutoCloseable {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionTail.class);
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration POLL_STEP = Duration.ofMillis(20);
+    private static final int POLL_STEPS = 10;
+
+    private final String bootstrapServers;
+    private transient KafkaConsumer<byte[], byte[]> consumer;
+
+    public PartitionTail(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    /**
+     * True only if no committed record exists at or after {@code offset}; false when there is one
+     * or when that could not be settled quickly (the caller asks again later).
+     */
+    public boolean drainedFrom(String topic, int partition, long offset) {
+        try {
+            return settle(new TopicPartition(topic, partition), offset);
+        } catch (KafkaException e) {
+            // Kafka unreachable or slow: do not seal now; the idle timer asks again.
+            LOG.warn("could not tell whether {}-{} has records from offset {}: {}", topic, partition, offset, e.toString());
+            return false;
+        }
+    }
+
+    private boolean settle(TopicPartition tp, long offset) {
+        KafkaConsumer<byte[], byte[]> c = consumer();
+        c.assign(List.of(tp));
+        long end = c.endOffsets(List.of(tp), REQUEST_TIMEOUT).get(tp); // read_committed: the last stable offset
+        if (end <= offset) {
+            return true;
+        }
+        // Between offset and end there may be only transaction markers or aborted records, which a
+        // read_committed consumer skips: fetch and see whether its position reaches the end.
+        c.seek(tp, offset);
+        for (int i = 0; i < POLL_STEPS; i++) {
+            if (!c.poll(POLL_STEP).isEmpty()) {
+                return false;
+            }
+            if (c.position(tp, REQUEST_TIMEOUT) >= end) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer() {
+        if (consumer == null) {
+            Properties p = new Properties();
+            p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+            p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
+            p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-tail");
+            consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        }
+        return consumer;
+    }
+
+    @Override
+    public void close() {
+        if (consumer != null) {
+            consumer.close(Duration.ofSeconds(1));
+            consumer = null;
+        }
+    }
+}
