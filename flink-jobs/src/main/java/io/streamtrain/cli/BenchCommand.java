@@ -28,9 +28,9 @@ import picocli.CommandLine.Option;
 
 /** {@code streamtrain bench}: end-to-end training throughput and staleness, printed as a table. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at",
-            "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness",
-            "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead."},
+        description = "Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at "
+                + "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness "
+                + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead.",
         subcommands = ElasticBenchCommand.class)
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")

@@ -17,12 +17,10 @@ import picocli.CommandLine.Option;
 
 /** {@code streamtrain cluster …}: a standalone Flink cluster of separate JVMs on 127.0.0.1, in reactive mode. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-        description = {
-            "A standalone Flink cluster on 127.0.0.1 made of separate JVMs (Flink's own entry points, from this jar),",
-            "with the adaptive scheduler in reactive mode: a running job uses every slot, and rescales from its",
-            "latest checkpoint when TaskManagers come or go. Flink runs reactive mode only in application clusters,",
-            "so the JobManager belongs to the job: `streamtrain train --cluster DIR` starts it with the job."
-        },
+        description = "A standalone Flink cluster on 127.0.0.1 made of separate JVMs (Flink's own entry points, from this jar), "
+                + "with the adaptive scheduler in reactive mode: a running job uses every slot, and rescales from its "
+                + "latest checkpoint when TaskManagers come or go. Flink runs reactive mode only in application clusters, "
+                + "so the JobManager belongs to the job: `streamtrain train --cluster DIR` starts it with the job.",
         subcommands = {
             ClusterCommand.Start.class,
             ClusterCommand.AddTm.class,
@@ -47,8 +45,8 @@ public final class ClusterCommand implements Runnable {
     }
 
     @Command(name = "start", mixinStandardHelpOptions = true,
-            description = {"Starts the cluster's TaskManagers; with --resume also a JobManager that resumes the",
-                "cluster's last job from its newest retained checkpoint (after the JobManager died)."})
+            description = "Starts the cluster's TaskManagers; with --resume also a JobManager that resumes the "
+                    + "cluster's last job from its newest retained checkpoint (after the JobManager died).")
     static final class Start implements Callable<Integer> {
         @Mixin
         Dir dir;

@@ -27,11 +27,9 @@ import picocli.CommandLine.Option;
 
 /** {@code streamtrain demo}: embedded Kafka, a planted synthetic stream, FM training, held-out comparison. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {
-            "Starts a real Kafka broker on 127.0.0.1, writes a synthetic stream drawn from a planted factorization",
-            "machine, trains an FM on it with Flink until the stream is idle, and compares the learned model's",
-            "held-out AUC/logloss with the planted model's."
-        })
+        description = "Starts a real Kafka broker on 127.0.0.1, writes a synthetic stream drawn from a planted factorization "
+                + "machine, trains an FM on it with Flink until the stream is idle, and compares the learned model's "
+                + "held-out AUC/logloss with the planted model's.")
 public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--examples", defaultValue = "200000", description = "Training examples (default: ${DEFAULT-VALUE}).")
     long examples;

@@ -46,9 +46,9 @@ import picocli.CommandLine.Option;
  * through a backlog while TaskManagers are added and killed.
  */
 @Command(name = "elastic", mixinStandardHelpOptions = true,
-        description = {"Times rescales and recoveries on a local reactive cluster (separate JVMs) with --rows",
-            "embedding rows in state: from a TaskManager started (or killed) to the job running at the new",
-            "parallelism, and to its first checkpoint that commits new input; throughput before and after. Prints a table."})
+        description = "Times rescales and recoveries on a local reactive cluster (separate JVMs) with --rows "
+                + "embedding rows in state: from a TaskManager started (or killed) to the job running at the new "
+                + "parallelism, and to its first checkpoint that commits new input; throughput before and after. Prints a table.")
 public final class ElasticBenchCommand implements Callable<Integer> {
     private static final Duration STEP_TIMEOUT = Duration.ofMinutes(5);
 

@@ -15,10 +15,8 @@ import picocli.CommandLine.Option;
 
 /** {@code streamtrain train}: continuous training on a Flink inside this process, or on a local reactive cluster. */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = {
-            "Trains a model continuously from a Kafka topic of Avro examples, exactly once across failures.",
-            "Resumes from the newest retained checkpoint in --checkpoint-dir. The last line is a machine-readable summary."
-        })
+        description = "Trains a model continuously from a Kafka topic of Avro examples, exactly once across failures. "
+                + "Resumes from the newest retained checkpoint in --checkpoint-dir. The last line is a machine-readable summary.")
 public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
     String bootstrap;

@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
 
 /** {@code streamtrain score}: one probability per input line, with the newest checkpoint's model. */
 @Command(name = "score", mixinStandardHelpOptions = true,
-        description = {"Scores a file with the model in the newest retained checkpoint of --checkpoint, one probability per",
-            "input line and in order. A line that does not parse gets NaN and is counted (with its reason on stderr)."})
+        description = "Scores a file with the model in the newest retained checkpoint of --checkpoint, one probability per "
+                + "input line and in order. A line that does not parse gets NaN and is counted (with its reason on stderr).")
 public final class ScoreCommand implements Callable<Integer> {
     @Option(names = "--checkpoint", required = true, description = "The train --checkpoint-dir.")
     Path checkpointDir;
