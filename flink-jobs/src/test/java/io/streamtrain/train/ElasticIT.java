@@ -54,10 +54,6 @@ class ElasticIT {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void parallelismFollowsTaskManagersAndEveryRecordCountsOnceAcrossRescalesAndKills(
             @TempDir Path clusterDir, @TempDir Path checkpoints) throws Exception {
-        rescaleAndKillUnderTheCountOracle(clusterDir, checkpoints, Duration.ofMillis(200));
-    }
-
-    private void rescaleAndKillUnderTheCountOracle(Path clusterDir, Path checkpoints, Duration maxWait) throws Exception {
         String topic = "elastic-" + System.nanoTime();
         kafka.createTopic(topic, 4);
         TestExamples examples = new TestExamples(7);
@@ -73,7 +69,7 @@ class ElasticIT {
             });
             CompletableFuture<TrainingSummary> training = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return TrainingRun.run(settings(topic, checkpoints, maxWait).onCluster(clusterDir));
+                    return TrainingRun.run(settings(topic, checkpoints).onCluster(clusterDir));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -125,14 +121,14 @@ class ElasticIT {
         assertTrue(cluster.members().stream().noneMatch(LocalCluster.Member::alive), "no cluster process outlives the test");
     }
 
-    private TrainingRun.Settings settings(String topic, Path checkpoints, Duration maxWait) {
+    private TrainingRun.Settings settings(String topic, Path checkpoints) {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, "fm");
         conf.set(TrainingOptions.BATCH_SIZE, 64);
-        conf.set(TrainingOptions.MAX_WAIT, maxWait);
+        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
         conf.set(PsOptions.DIM, 4);
         conf.set(PsOptions.OPTIMIZER, "count");
         return new TrainingRun.Settings(conf, checkpoints, 1, Duration.ofSeconds(1), Duration.ofSeconds(6), true, System.err);
