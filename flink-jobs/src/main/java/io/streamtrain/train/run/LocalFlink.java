@@ -42,6 +42,11 @@ public final class LocalFlink implements TrainingCluster {
         TrainingJob.build(env, conf, feedbackFrom);
         StreamGraph graph = env.getStreamGraph();
         graph.setJobName(TrainingJob.jobName(conf));
+        submit(graph, resumeFrom);
+    }
+
+    /** Submits any job (the joiner's too), restored from {@code resumeFrom} when given. */
+    public void submit(StreamGraph graph, Optional<Path> resumeFrom) throws Exception {
         resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(p.toString(), false)));
         job = cluster.submitJob(graph.getJobGraph()).get().getJobID();
     }
