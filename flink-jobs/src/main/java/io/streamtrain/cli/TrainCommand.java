@@ -71,6 +71,11 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--start-from", defaultValue = "earliest", description = "Fresh start position: earliest, latest, committed (default: ${DEFAULT-VALUE}).")
     String startFrom;
 
+    @Option(names = "--from-savepoint", paramLabel = "PATH",
+            description = "Start from this savepoint (e.g. a backfill's --out-savepoint: streaming continues exactly where the backfill's range ended) "
+                    + "when --checkpoint-dir holds no retained checkpoint yet; later runs resume from their own checkpoints.")
+    Path fromSavepoint;
+
     @Option(names = "--no-resume", description = "Ignore retained checkpoints and start fresh.")
     boolean noResume;
 
@@ -107,6 +112,9 @@ public final class TrainCommand implements Callable<Integer> {
             conf.set(PsOptions.ROW_TTL, rowTtl);
         }
         TrainingRun.Settings local = new TrainingRun.Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, !noResume, System.err);
+        if (fromSavepoint != null) {
+            local = local.fromSavepoint(fromSavepoint);
+        }
         return cluster == null ? local : local.onCluster(cluster);
     }
 }

@@ -24,7 +24,9 @@ import io.streamtrain.train.feedback.PushDeserializer;
 import io.streamtrain.train.feedback.PushSerializer;
 import io.streamtrain.train.worker.Worker;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -38,6 +40,7 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -55,6 +58,9 @@ import org.apache.kafka.common.TopicPartition;
  * The cycle is cut at the feedback topic, so the Flink graph itself is acyclic.
  */
 public final class TrainingJob {
+    public static final String EXAMPLES_SOURCE_UID = "streamtrain-examples-source";
+    public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
+
     private TrainingJob() {}
 
     /**
@@ -71,17 +77,26 @@ public final class TrainingJob {
         ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
         int dim = conf.get(PsOptions.DIM);
 
-        KafkaSource<SourceRecord> examples = KafkaSource.<SourceRecord>builder()
+        // A backfill's source stops at the range's end but stays unbounded (never finishes): a
+        // finished task would be restored as finished, so streaming could not continue from it.
+        // It has its own uid and group, so a streaming job restored from it starts its source at
+        // the hand-over offsets instead of inheriting splits marked done.
+        Map<Integer, Long> stop = conf.getOptional(TrainingOptions.STOP_OFFSETS)
+                .map(TrainingOptions::partitionOffsets).orElse(Map.of());
+        boolean backfill = !stop.isEmpty();
+        KafkaSourceBuilder<SourceRecord> examplesBuilder = KafkaSource.<SourceRecord>builder()
                 .setBootstrapServers(bootstrap)
                 .setTopics(topic)
-                .setGroupId(TrainingOptions.examplesGroup(conf))
-                .setStartingOffsets(startingOffsets(conf.get(TrainingOptions.START_FROM)))
+                .setGroupId(backfill ? TrainingOptions.backfillGroup(conf) : TrainingOptions.examplesGroup(conf))
+                .setStartingOffsets(startingOffsets(conf, topic))
                 .setDeserializer(new SourceRecordDeserializer())
                 .setProperty("isolation.level", "read_committed")
-                .setProperty("partition.discovery.interval.ms", "30000")
-                .build();
-        DataStream<SourceRecord> records = env.fromSource(examples, WatermarkStrategy.noWatermarks(), "examples")
-                .uid("streamtrain-examples-source");
+                .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
+        if (backfill) {
+            examplesBuilder.setUnbounded(OffsetsInitializer.offsets(topicPartitions(topic, stop)));
+        }
+        DataStream<SourceRecord> records = env.fromSource(examplesBuilder.build(), WatermarkStrategy.noWatermarks(), "examples")
+                .uid(backfill ? BACKFILL_SOURCE_UID : EXAMPLES_SOURCE_UID);
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
@@ -92,7 +107,7 @@ public final class TrainingJob {
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
-                        new PartitionTail(bootstrap)))
+                        new PartitionTail(bootstrap, stop)))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
@@ -188,6 +203,12 @@ public final class TrainingJob {
         }
     }
 
+    private static Map<TopicPartition, Long> topicPartitions(String topic, Map<Integer, Long> offsets) {
+        Map<TopicPartition, Long> result = new HashMap<>();
+        offsets.forEach((p, o) -> result.put(new TopicPartition(topic, p), o));
+        return result;
+    }
+
     public static String jobName(Configuration conf) {
         return "streamtrain-train " + conf.get(TrainingOptions.NAME);
     }
@@ -201,7 +222,13 @@ public final class TrainingJob {
         return p;
     }
 
-    private static OffsetsInitializer startingOffsets(String startFrom) {
+    private static OffsetsInitializer startingOffsets(Configuration conf, String topic) {
+        Optional<Map<String, String>> explicit = conf.getOptional(TrainingOptions.START_OFFSETS);
+        if (explicit.isPresent()) {
+            return OffsetsInitializer.offsets(
+                    topicPartitions(topic, TrainingOptions.partitionOffsets(explicit.get())), OffsetResetStrategy.EARLIEST);
+        }
+        String startFrom = conf.get(TrainingOptions.START_FROM);
         switch (startFrom) {
             case "earliest":
                 return OffsetsInitializer.earliest();
