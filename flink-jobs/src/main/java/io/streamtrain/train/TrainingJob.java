@@ -1,5 +1,6 @@
 package io.streamtrain.train;
 
+import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
@@ -81,7 +82,7 @@ public final class TrainingJob {
                 .setProperty("partition.discovery.interval.ms", "30000")
                 .build();
         DataStream<SourceRecord> records = env.fromSource(examples, WatermarkStrategy.noWatermarks(), "examples")
-                .uid("streamtrain-examples-source");
+                .uid(SourceOffsets.EXAMPLES_SOURCE_UID);
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
