@@ -1,5 +1,6 @@
 package io.streamtrain.train;
 
+import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
@@ -58,7 +59,7 @@ import org.apache.kafka.common.TopicPartition;
  * The cycle is cut at the feedback topic, so the Flink graph itself is acyclic.
  */
 public final class TrainingJob {
-    public static final String EXAMPLES_SOURCE_UID = "streamtrain-examples-source";
+    public static final String EXAMPLES_SOURCE_UID = io.streamtrain.export.SourceOffsets.EXAMPLES_SOURCE_UID;
     public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
 
     private TrainingJob() {}
