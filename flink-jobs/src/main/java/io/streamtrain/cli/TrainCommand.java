@@ -2,6 +2,7 @@ package io.streamtrain.cli;
 
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.run.Prometheus;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
@@ -82,6 +83,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--inject-failure-after", defaultValue = "0", description = "Diagnostic: fail one task once after N records.")
     long injectFailureAfter;
 
+    @Option(names = "--prometheus-port", defaultValue = Prometheus.DEFAULT_PORTS, paramLabel = "PORT|FROM-TO|off",
+            description = "Flink's Prometheus reporter (metrics.reporter.prom.port): the first free port of the range serves /metrics on every interface (default: ${DEFAULT-VALUE}; off: no reporter).")
+    String prometheusPort;
+
     @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key.")
     Map<String, String> extra = new LinkedHashMap<>();
 
@@ -93,7 +98,7 @@ public final class TrainCommand implements Callable<Integer> {
     }
 
     TrainingRun.Settings settings() {
-        Configuration conf = Configuration.fromMap(extra);
+        Configuration conf = Prometheus.enable(Configuration.fromMap(extra), prometheusPort);
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, name);

@@ -14,6 +14,7 @@ import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
+import io.streamtrain.train.batch.PartitionLag;
 import io.streamtrain.train.batch.PartitionTail;
 import io.streamtrain.train.batch.SourceRecord;
 import io.streamtrain.train.batch.SourceRecordDeserializer;
@@ -43,6 +44,7 @@ import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -108,7 +110,8 @@ public final class TrainingJob {
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
-                        new PartitionTail(bootstrap, stop)))
+                        new PartitionTail(bootstrap, stop),
+                        new PartitionLag(bootstrap, topic)))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
@@ -154,6 +157,8 @@ public final class TrainingJob {
                 .name("feedback-sink");
 
         gradients.getSideOutput(Worker.METRICS)
+                .union(rows.getSideOutput(ParameterServer.REPORTS).map(WindowReport::of).name("ps-reports"),
+                        batches.getSideOutput(MiniBatcher.REPORTS))
                 .sinkTo(KafkaSink.<WindowReport>builder()
                         .setBootstrapServers(bootstrap)
                         .setRecordSerializer(new MetricsSerializer(TrainingOptions.metricsTopic(conf)))
@@ -189,6 +194,9 @@ public final class TrainingJob {
         setIfMissing(c, StateBackendOptions.STATE_BACKEND, "rocksdb");
         setIfMissing(c, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
+        // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
+        setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
+        setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
