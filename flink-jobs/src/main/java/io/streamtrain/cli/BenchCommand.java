@@ -18,7 +18,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -54,6 +56,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
+    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key for the training runs, e.g. RocksDB options.")
+    Map<String, String> extra = new LinkedHashMap<>();
+
     @Override
     public Integer call() throws Exception {
         Path dir = Files.createTempDirectory("streamtrain-bench");
@@ -72,7 +77,7 @@ public final class BenchCommand implements Callable<Integer> {
                 for (int p : parallelisms) {
                     String topic = "bench-" + model + "-" + p;
                     Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, examples, 5, System.currentTimeMillis());
-                    Configuration conf = new Configuration();
+                    Configuration conf = Configuration.fromMap(extra);
                     conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
                     conf.set(TrainingOptions.TOPIC, topic);
                     conf.set(TrainingOptions.NAME, topic);

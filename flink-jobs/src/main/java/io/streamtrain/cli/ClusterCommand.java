@@ -2,6 +2,7 @@ package io.streamtrain.cli;
 
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.cluster.Signal;
+import io.streamtrain.train.run.Prometheus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -63,6 +64,10 @@ public final class ClusterCommand implements Runnable {
         @Option(names = "--resume", description = "Resume the cluster's last job: start its JobManager from the newest retained checkpoint; starts no new TaskManagers when some are running.")
         boolean resume;
 
+        @Option(names = "--prometheus-port", defaultValue = Prometheus.DEFAULT_PORTS, paramLabel = "PORT|FROM-TO|off",
+                description = "Flink's Prometheus reporter (metrics.reporter.prom.port): the first free port of the range serves /metrics on every interface (default: ${DEFAULT-VALUE}; off: no reporter).")
+        String prometheusPort;
+
         @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink configuration key for the cluster.")
         Map<String, String> extra = new LinkedHashMap<>();
 
@@ -80,7 +85,8 @@ public final class ClusterCommand implements Runnable {
                 System.out.println(ClusterStatus.of(cluster).table());
                 return 0;
             }
-            LocalCluster cluster = LocalCluster.start(dir.dir, taskManagers, slots, MemorySize.parse(tmMemory), Configuration.fromMap(extra));
+            LocalCluster cluster = LocalCluster.start(dir.dir, taskManagers, slots, MemorySize.parse(tmMemory),
+                    Prometheus.enable(Configuration.fromMap(extra), prometheusPort));
             System.err.println("cluster: started " + taskManagers + " TaskManager(s) with " + slots + " slot(s) each in " + cluster.layout().root());
             System.err.println("cluster: run a job with `streamtrain train --cluster " + dir.dir + " …`; web UI at " + cluster.restAddress() + " once it runs");
             System.out.println(ClusterStatus.of(cluster).table());

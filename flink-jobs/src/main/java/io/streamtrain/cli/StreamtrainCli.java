@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             IngestCommand.class,
             TrainCommand.class,
             JoinCommand.class,
+            BackfillCommand.class,
             ClusterCommand.class,
             ExportCommand.class,
             ScoreCommand.class,

@@ -2,6 +2,7 @@ package io.streamtrain.cli;
 
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.run.Prometheus;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
@@ -71,11 +72,20 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--start-from", defaultValue = "earliest", description = "Fresh start position: earliest, latest, committed (default: ${DEFAULT-VALUE}).")
     String startFrom;
 
+    @Option(names = "--from-savepoint", paramLabel = "PATH",
+            description = "Start from this savepoint (e.g. a backfill's --out-savepoint: streaming continues exactly where the backfill's range ended) "
+                    + "when --checkpoint-dir holds no retained checkpoint yet; later runs resume from their own checkpoints.")
+    Path fromSavepoint;
+
     @Option(names = "--no-resume", description = "Ignore retained checkpoints and start fresh.")
     boolean noResume;
 
     @Option(names = "--inject-failure-after", defaultValue = "0", description = "Diagnostic: fail one task once after N records.")
     long injectFailureAfter;
+
+    @Option(names = "--prometheus-port", defaultValue = Prometheus.DEFAULT_PORTS, paramLabel = "PORT|FROM-TO|off",
+            description = "Flink's Prometheus reporter (metrics.reporter.prom.port): the first free port of the range serves /metrics on every interface (default: ${DEFAULT-VALUE}; off: no reporter).")
+    String prometheusPort;
 
     @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key.")
     Map<String, String> extra = new LinkedHashMap<>();
@@ -88,7 +98,7 @@ public final class TrainCommand implements Callable<Integer> {
     }
 
     TrainingRun.Settings settings() {
-        Configuration conf = Configuration.fromMap(extra);
+        Configuration conf = Prometheus.enable(Configuration.fromMap(extra), prometheusPort);
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, name);
@@ -107,6 +117,9 @@ public final class TrainCommand implements Callable<Integer> {
             conf.set(PsOptions.ROW_TTL, rowTtl);
         }
         TrainingRun.Settings local = new TrainingRun.Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, !noResume, System.err);
+        if (fromSavepoint != null) {
+            local = local.fromSavepoint(fromSavepoint);
+        }
         return cluster == null ? local : local.onCluster(cluster);
     }
 }

@@ -87,7 +87,7 @@ public final class JoinRun {
                 log.println("join: " + resumeFrom.map(p -> "resuming from " + p).orElse("fresh start") + ", " + impressions
                         + " + " + clicks + " -> " + out + " (dead letters: " + deadLetters + "), window "
                         + conf.get(JoinOptions.WINDOW) + (untilEnd ? ", until the current end of input" : ""));
-                flink.submit(graph, resumeFrom);
+                flink.submit(graph, resumeFrom, false);
                 log.println("join: job " + flink.job() + "; Flink REST API at " + flink.restAddress());
                 long started = System.nanoTime();
                 long lastProgress = started;

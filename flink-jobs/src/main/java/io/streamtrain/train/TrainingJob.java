@@ -1,5 +1,6 @@
 package io.streamtrain.train;
 
+import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
@@ -13,6 +14,7 @@ import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
+import io.streamtrain.train.batch.PartitionLag;
 import io.streamtrain.train.batch.PartitionTail;
 import io.streamtrain.train.batch.SourceRecord;
 import io.streamtrain.train.batch.SourceRecordDeserializer;
@@ -24,7 +26,9 @@ import io.streamtrain.train.feedback.PushDeserializer;
 import io.streamtrain.train.feedback.PushSerializer;
 import io.streamtrain.train.worker.Worker;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -38,7 +42,9 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -55,6 +61,9 @@ import org.apache.kafka.common.TopicPartition;
  * The cycle is cut at the feedback topic, so the Flink graph itself is acyclic.
  */
 public final class TrainingJob {
+    public static final String EXAMPLES_SOURCE_UID = io.streamtrain.export.SourceOffsets.EXAMPLES_SOURCE_UID;
+    public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
+
     private TrainingJob() {}
 
     /**
@@ -71,17 +80,26 @@ public final class TrainingJob {
         ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
         int dim = conf.get(PsOptions.DIM);
 
-        KafkaSource<SourceRecord> examples = KafkaSource.<SourceRecord>builder()
+        // A backfill's source stops at the range's end but stays unbounded (never finishes): a
+        // finished task would be restored as finished, so streaming could not continue from it.
+        // It has its own uid and group, so a streaming job restored from it starts its source at
+        // the hand-over offsets instead of inheriting splits marked done.
+        Map<Integer, Long> stop = conf.getOptional(TrainingOptions.STOP_OFFSETS)
+                .map(TrainingOptions::partitionOffsets).orElse(Map.of());
+        boolean backfill = !stop.isEmpty();
+        KafkaSourceBuilder<SourceRecord> examplesBuilder = KafkaSource.<SourceRecord>builder()
                 .setBootstrapServers(bootstrap)
                 .setTopics(topic)
-                .setGroupId(TrainingOptions.examplesGroup(conf))
-                .setStartingOffsets(startingOffsets(conf.get(TrainingOptions.START_FROM)))
+                .setGroupId(backfill ? TrainingOptions.backfillGroup(conf) : TrainingOptions.examplesGroup(conf))
+                .setStartingOffsets(startingOffsets(conf, topic))
                 .setDeserializer(new SourceRecordDeserializer())
                 .setProperty("isolation.level", "read_committed")
-                .setProperty("partition.discovery.interval.ms", "30000")
-                .build();
-        DataStream<SourceRecord> records = env.fromSource(examples, WatermarkStrategy.noWatermarks(), "examples")
-                .uid("streamtrain-examples-source");
+                .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
+        if (backfill) {
+            examplesBuilder.setUnbounded(OffsetsInitializer.offsets(topicPartitions(topic, stop)));
+        }
+        DataStream<SourceRecord> records = env.fromSource(examplesBuilder.build(), WatermarkStrategy.noWatermarks(), "examples")
+                .uid(backfill ? BACKFILL_SOURCE_UID : EXAMPLES_SOURCE_UID);
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
@@ -92,7 +110,8 @@ public final class TrainingJob {
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
-                        new PartitionTail(bootstrap)))
+                        new PartitionTail(bootstrap, stop),
+                        new PartitionLag(bootstrap, topic)))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
@@ -138,6 +157,8 @@ public final class TrainingJob {
                 .name("feedback-sink");
 
         gradients.getSideOutput(Worker.METRICS)
+                .union(rows.getSideOutput(ParameterServer.REPORTS).map(WindowReport::of).name("ps-reports"),
+                        batches.getSideOutput(MiniBatcher.REPORTS))
                 .sinkTo(KafkaSink.<WindowReport>builder()
                         .setBootstrapServers(bootstrap)
                         .setRecordSerializer(new MetricsSerializer(TrainingOptions.metricsTopic(conf)))
@@ -173,6 +194,9 @@ public final class TrainingJob {
         setIfMissing(c, StateBackendOptions.STATE_BACKEND, "rocksdb");
         setIfMissing(c, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
+        // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
+        setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
+        setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
         setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
@@ -188,6 +212,12 @@ public final class TrainingJob {
         }
     }
 
+    private static Map<TopicPartition, Long> topicPartitions(String topic, Map<Integer, Long> offsets) {
+        Map<TopicPartition, Long> result = new HashMap<>();
+        offsets.forEach((p, o) -> result.put(new TopicPartition(topic, p), o));
+        return result;
+    }
+
     public static String jobName(Configuration conf) {
         return "streamtrain-train " + conf.get(TrainingOptions.NAME);
     }
@@ -201,7 +231,13 @@ public final class TrainingJob {
         return p;
     }
 
-    private static OffsetsInitializer startingOffsets(String startFrom) {
+    private static OffsetsInitializer startingOffsets(Configuration conf, String topic) {
+        Optional<Map<String, String>> explicit = conf.getOptional(TrainingOptions.START_OFFSETS);
+        if (explicit.isPresent()) {
+            return OffsetsInitializer.offsets(
+                    topicPartitions(topic, TrainingOptions.partitionOffsets(explicit.get())), OffsetResetStrategy.EARLIEST);
+        }
+        String startFrom = conf.get(TrainingOptions.START_FROM);
         switch (startFrom) {
             case "earliest":
                 return OffsetsInitializer.earliest();

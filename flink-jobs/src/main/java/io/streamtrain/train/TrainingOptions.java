@@ -1,6 +1,8 @@
 package io.streamtrain.train;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -102,6 +104,45 @@ public final class TrainingOptions {
                     .defaultValue(0L)
                     .withDescription("Diagnostic: a batcher task fails once (first attempt only) after this many records. 0 = off.");
 
+    public static final ConfigOption<Map<String, String>> START_OFFSETS =
+            ConfigOptions.key("streamtrain.train.start-offsets")
+                    .mapType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Per-partition start offsets of the training topic, as partition:offset pairs"
+                                    + " ('0:1200,1:980'); they replace start-from for partitions the job has no"
+                                    + " restored source state for (partitions not listed start at the earliest"
+                                    + " offset). train sets them from a backfill's hand-over.");
+
+    public static final ConfigOption<Map<String, String>> STOP_OFFSETS =
+            ConfigOptions.key("streamtrain.backfill.stop-offsets")
+                    .mapType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Makes the job a backfill: the examples source stops each partition at this"
+                                    + " (exclusive) offset, partition:offset pairs; the batcher closes the last"
+                                    + " batch of a partition that reached it. Set by streamtrain backfill.");
+
+    /** Partition → offset from a map option's string pairs. */
+    public static Map<Integer, Long> partitionOffsets(Map<String, String> pairs) {
+        Map<Integer, Long> result = new TreeMap<>();
+        pairs.forEach((p, o) -> {
+            try {
+                result.put(Integer.parseInt(p.trim()), Long.parseLong(o.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("partition:offset pairs must be numbers, got '" + p + ":" + o + "'");
+            }
+        });
+        return result;
+    }
+
+    /** The map option's string form of partition → offset. */
+    public static Map<String, String> offsetPairs(Map<Integer, Long> offsets) {
+        Map<String, String> result = new TreeMap<>();
+        offsets.forEach((p, o) -> result.put(Integer.toString(p), Long.toString(o)));
+        return result;
+    }
+
     public static String feedbackTopic(Configuration conf) {
         return conf.getOptional(FEEDBACK_TOPIC).orElse(conf.get(TOPIC) + ".feedback");
     }
@@ -116,6 +157,11 @@ public final class TrainingOptions {
 
     public static String examplesGroup(Configuration conf) {
         return conf.get(NAME) + "-examples";
+    }
+
+    /** The consumer group a backfill's source commits its progress to (never the streaming one). */
+    public static String backfillGroup(Configuration conf) {
+        return conf.get(NAME) + "-backfill";
     }
 
     public static String feedbackGroup(Configuration conf) {

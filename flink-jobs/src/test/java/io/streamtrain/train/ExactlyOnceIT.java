@@ -10,16 +10,13 @@ import io.streamtrain.export.ModelInfo;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
-import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -66,21 +63,9 @@ class ExactlyOnceIT {
             assertTrue(second.restarts() >= 1, second.line());
         }
 
-        Map<Long, Long> exported = new HashMap<>();
-        long biasCount = -1;
         List<ExportedRow> rows = CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints));
         System.err.println("exported " + rows.size() + " rows from " + LatestCheckpoint.in(checkpoints));
-        for (ExportedRow row : rows) {
-            long key = FeatureKey.of(row.field(), row.id());
-            if (key == FeatureKey.BIAS) {
-                biasCount = row.count();
-            } else {
-                exported.put(key, row.count());
-            }
-            assertEquals(row.count(), (long) row.vector()[0], "count optimizer's weight 0 equals the row count");
-        }
-        assertEquals(examples.good, biasCount, "the bias row saw every good record once");
-        assertEquals(examples.trueCounts, exported, "every row counted every record containing it exactly once");
+        examples.assertCountedExactlyOnce(rows);
 
         List<ConsumerRecord<byte[], byte[]>> dead = kafka.readAll(topic + ".dlq", true, Duration.ofSeconds(10));
         assertEquals(3, dead.size(), "each non-Avro record dead-lettered once");

@@ -1,5 +1,8 @@
 package io.streamtrain.train;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.streamtrain.export.ExportedRow;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
@@ -46,6 +49,31 @@ final class TestExamples {
                 .setLabel(random.nextBoolean() ? 1f : 0f)
                 .setFeatures(features)
                 .build();
+    }
+
+    /**
+     * The oracle (count optimizer): the bias row saw every good record once, and every other row's
+     * count equals the number of records containing its feature, no more and no less.
+     */
+    void assertCountedExactlyOnce(List<ExportedRow> rows) {
+        assertCountedExactlyOnce(rows, good, trueCounts);
+    }
+
+    /** The same oracle against a snapshot of the truth ({@link #good}, {@link #trueCounts}) taken earlier. */
+    static void assertCountedExactlyOnce(List<ExportedRow> rows, long good, Map<Long, Long> trueCounts) {
+        Map<Long, Long> exported = new HashMap<>();
+        long biasCount = -1;
+        for (ExportedRow row : rows) {
+            long key = FeatureKey.of(row.field(), row.id());
+            if (key == FeatureKey.BIAS) {
+                biasCount = row.count();
+            } else {
+                exported.put(key, row.count());
+            }
+            assertEquals(row.count(), (long) row.vector()[0], "count optimizer's weight 0 equals the row count");
+        }
+        assertEquals(good, biasCount, "the bias row saw every good record once");
+        assertEquals(trueCounts, exported, "every row counted every record containing it exactly once");
     }
 
     /** Sends {@code count} examples and fails unless the broker acknowledged every one: the truth must be what Kafka holds. */

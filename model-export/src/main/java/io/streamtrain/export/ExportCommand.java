@@ -2,34 +2,83 @@ package io.streamtrain.export;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtrain.bundle.BundleWriter;
+import io.streamtrain.bundle.ModelCard;
+import io.streamtrain.ingest.format.LineFormat;
+import io.streamtrain.ingest.format.ParseOptions;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** {@code streamtrain export}: a checkpoint's embedding table as JSON lines. */
+/** {@code streamtrain export}: a checkpoint's model as a serving bundle and/or JSON lines. */
 @Command(name = "export", mixinStandardHelpOptions = true,
-        description = "Writes every row of the newest retained checkpoint (or of --path) as one JSON object per line:"
-                + " field, id, vector, count, optimizer. Safe while training keeps running.")
+        description = "Reads the model of the newest retained checkpoint of --checkpoint (or of --savepoint) and writes"
+                + " a serving bundle (--bundle: rows in RocksDB, bias, model-card.json with row count and checksum) and/or"
+                + " every row as one JSON object per line (--out: field, id, vector, count, optimizer). Safe while"
+                + " training keeps running.")
 public final class ExportCommand implements Callable<Integer> {
-    @Option(names = "--checkpoint", required = true, description = "The train --checkpoint-dir.")
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--checkpoint", paramLabel = "DIR", description = "The train --checkpoint-dir (its newest checkpoint, its model.json).")
     Path checkpointDir;
 
-    @Option(names = "--path", description = "A specific chk-N or savepoint directory (default: the newest in --checkpoint).")
+    @Option(names = {"--savepoint", "--path"}, paramLabel = "DIR",
+            description = "A specific chk-N or savepoint directory instead of the newest; model.json is taken from"
+                    + " --checkpoint, or looked for beside it and two levels up.")
     Path path;
 
-    @Option(names = "--out", required = true, description = "Output .jsonl file.")
+    @Option(names = "--bundle", paramLabel = "DIR", description = "Write a serving bundle into this new (or empty) directory.")
+    Path bundle;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Write every row as JSON lines to this file.")
     Path out;
+
+    @Option(names = "--format", paramLabel = "FORMAT",
+            description = "Line format the training data was ingested from (libsvm, libffm, criteo), recorded in the"
+                    + " model card so serving can score raw lines. Default: none (features only).")
+    String format;
+
+    @Option(names = "--hash-bits", defaultValue = "" + ParseOptions.DEFAULT_HASH_BITS, paramLabel = "BITS",
+            description = "Criteo hashing bits used at ingest, recorded in the model card (default: ${DEFAULT-VALUE}).")
+    int hashBits;
 
     @Override
     public Integer call() throws Exception {
-        ModelInfo info = ModelInfo.read(checkpointDir);
+        if (checkpointDir == null && path == null) {
+            throw new ParameterException(spec.commandLine(), "give --checkpoint DIR or --savepoint DIR");
+        }
+        if (bundle == null && out == null) {
+            throw new ParameterException(spec.commandLine(), "give --bundle DIR and/or --out FILE");
+        }
+        String inputFormat = format == null ? null : LineFormat.fromName(format).cliName();
+        ModelInfo info = ModelInfo.read(checkpointDir != null ? checkpointDir : modelInfoNear(path));
         Path checkpoint = path != null ? path : LatestCheckpoint.in(checkpointDir);
+        if (bundle != null) {
+            long started = System.nanoTime();
+            ModelCard card = BundleWriter.write(checkpoint, info, ModelCard.FeatureMapping.of(inputFormat, hashBits), bundle,
+                    System.err, 1_000_000);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            System.out.printf(Locale.ROOT, "export: bundle=%s rows=%d checksum=%s checkpoint=%s seconds=%.1f rows_per_s=%.0f%n",
+                    bundle, card.contents().rows(), card.contents().checksum(), checkpoint, seconds, card.contents().rows() / seconds);
+        }
+        if (out != null) {
+            writeJsonLines(checkpoint, info);
+        }
+        return 0;
+    }
+
+    private void writeJsonLines(Path checkpoint, ModelInfo info) throws Exception {
         long started = System.nanoTime();
         ObjectMapper json = new ObjectMapper().configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
         long rows;
@@ -43,8 +92,19 @@ public final class ExportCommand implements Callable<Integer> {
                 }
             });
         }
-        System.out.printf("export: rows=%d checkpoint=%s out=%s seconds=%.1f%n", rows, checkpoint, out, (System.nanoTime() - started) / 1e9);
-        return 0;
+        System.out.printf(Locale.ROOT, "export: rows=%d checkpoint=%s out=%s seconds=%.1f%n", rows, checkpoint, out, (System.nanoTime() - started) / 1e9);
+    }
+
+    /** A checkpoint is DIR/job/chk-N with DIR/model.json; a savepoint may carry one of its own. */
+    private Path modelInfoNear(Path p) {
+        Path dir = p.toAbsolutePath();
+        for (int up = 0; up <= 2 && dir != null; up++, dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve(ModelInfo.FILE))) {
+                return dir;
+            }
+        }
+        throw new ParameterException(spec.commandLine(),
+                "no " + ModelInfo.FILE + " beside " + p + " or above it: pass --checkpoint DIR (the train --checkpoint-dir)");
     }
 
     /** The documented JSON line layout. */

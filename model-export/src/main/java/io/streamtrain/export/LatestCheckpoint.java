@@ -10,7 +10,8 @@ import java.util.stream.Stream;
 
 /**
  * Finds the newest complete checkpoint in a job's checkpoint directory, laid out by Flink as
- * {@code DIR/<job id>/chk-<n>/_metadata}, across all job ids: where training resumes
+ * {@code DIR/<job id>/chk-<n>/_metadata}, across all job ids, or a savepoint in it
+ * ({@code DIR/savepoint-<id>/_metadata}, as backfill writes): where training resumes
  * ("last-state") and what export reads by default.
  */
 public final class LatestCheckpoint {
@@ -22,7 +23,7 @@ public final class LatestCheckpoint {
         }
         try (Stream<Path> jobs = Files.list(root)) {
             return jobs.filter(Files::isDirectory)
-                    .flatMap(LatestCheckpoint::completeCheckpoints)
+                    .flatMap(dir -> isSavepoint(dir) ? Stream.of(dir) : completeCheckpoints(dir))
                     .max(Comparator.comparingLong(LatestCheckpoint::metadataTime));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -33,6 +34,11 @@ public final class LatestCheckpoint {
     public static Path in(Path root) throws IOException {
         return find(root).orElseThrow(() -> new IOException(
                 "no complete checkpoint under " + root.toAbsolutePath() + " (has train run long enough to checkpoint?)"));
+    }
+
+    /** A savepoint Flink wrote into the directory (a backfill's output: {@code DIR/savepoint-<id>/_metadata}). */
+    private static boolean isSavepoint(Path dir) {
+        return dir.getFileName().toString().startsWith("savepoint-") && Files.isRegularFile(dir.resolve("_metadata"));
     }
 
     private static Stream<Path> completeCheckpoints(Path jobDir) {

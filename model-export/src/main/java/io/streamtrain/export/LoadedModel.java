@@ -1,5 +1,6 @@
 package io.streamtrain.export;
 
+import io.streamtrain.bundle.Bundle;
 import io.streamtrain.model.Model;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.schema.Example;
@@ -8,23 +9,27 @@ import io.streamtrain.schema.FeatureKey;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
- * A checkpoint's model in memory, scoring examples with the trainer's own {@link Model} math.
- * Never-seen (or not yet admitted, or expired) features contribute zero, as in training.
+ * A model scoring examples with the trainer's own {@link Model} math, over the rows of a checkpoint
+ * (in memory) or of a bundle (looked up in its RocksDB store). Never-seen (or not yet admitted, or
+ * expired) features contribute zero, as in training. Thread-safe.
  */
 public final class LoadedModel {
     private final Model model;
     private final int width;
-    private final Map<Long, float[]> rows;
-    private final float[] bias;
+    private final LongFunction<float[]> rows;
+    private final Supplier<float[]> bias;
+    private final long size;
 
-    private LoadedModel(ModelInfo info, Map<Long, float[]> rows) {
-        this.model = ModelKind.parse(info.model()).create(info.dim());
+    private LoadedModel(Model model, LongFunction<float[]> rows, Supplier<float[]> bias, long size) {
+        this.model = model;
         this.width = model.width();
         this.rows = rows;
-        float[] b = rows.get(FeatureKey.BIAS);
-        this.bias = b != null ? b : new float[width];
+        this.bias = bias;
+        this.size = size;
     }
 
     /** Loads the newest checkpoint of a train --checkpoint-dir. */
@@ -35,11 +40,22 @@ public final class LoadedModel {
     public static LoadedModel load(Path checkpoint, ModelInfo info) throws Exception {
         Map<Long, float[]> rows = new HashMap<>();
         CheckpointRows.read(checkpoint, info, r -> rows.put(FeatureKey.of(r.field(), r.id()), r.vector()));
-        return new LoadedModel(info, rows);
+        Model model = ModelKind.parse(info.model()).create(info.dim());
+        int size = rows.size();
+        float[] b = rows.remove(FeatureKey.BIAS);
+        float[] bias = b != null ? b : new float[model.width()];
+        return new LoadedModel(model, rows::get, () -> bias, size);
     }
 
-    public int rows() {
-        return rows.size();
+    /** Scores from the bundle's store; with a followed store, every score sees the latest applied rows. */
+    public static LoadedModel of(Bundle bundle) {
+        Model model = ModelKind.parse(bundle.card().modelType()).create(bundle.card().dim());
+        return new LoadedModel(model, bundle::rowOrNull, bundle::bias, bundle.card().contents().rows() + 1);
+    }
+
+    /** Rows in the table, the bias row included (for a bundle: as exported). */
+    public long rows() {
+        return size;
     }
 
     /** P(label = 1) for an example, through the same feature-to-row mapping as training. */
@@ -52,10 +68,10 @@ public final class LoadedModel {
     public double predict(long[] keys, float[] values) {
         float[] table = new float[(keys.length + 1) * width];
         int[] slots = new int[keys.length];
-        System.arraycopy(bias, 0, table, 0, width);
+        System.arraycopy(bias.get(), 0, table, 0, width);
         for (int i = 0; i < keys.length; i++) {
             int offset = (i + 1) * width;
-            float[] row = rows.get(keys[i]);
+            float[] row = rows.apply(keys[i]);
             if (row != null) {
                 System.arraycopy(row, 0, table, offset, width);
             }

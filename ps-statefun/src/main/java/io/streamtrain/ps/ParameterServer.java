@@ -17,6 +17,7 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * The parameter server: keyed by PS key group, it answers pulls (input 1) with the current rows and
@@ -26,6 +27,10 @@ import org.apache.flink.util.Collector;
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
+    private static final long REPORT_EVERY_MS = 1000;
+
+    /** Staleness quantiles, about once a second while pushes arrive (for the metrics topic). */
+    public static final OutputTag<StalenessReport> REPORTS = new OutputTag<>("ps-reports") {};
 
     private final OptimizerConfig optimizerConfig;
     private final RowInitializer initializer;
@@ -37,6 +42,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient MapState<Long, Integer> pending;
     private transient MapState<Integer, Long> applied;
     private transient PsMetrics metrics;
+    private transient long lastReportAt;
 
     public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl) {
         this.optimizerConfig = optimizerConfig;
@@ -119,6 +125,22 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         applied.put(push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
         metrics.staleness.update(now - push.pulledAt);
+        if (now - lastReportAt >= REPORT_EVERY_MS) {
+            lastReportAt = now;
+            ctx.output(REPORTS, report(now));
+        }
+    }
+
+    private StalenessReport report(long now) {
+        StalenessReport r = new StalenessReport();
+        r.time = now;
+        r.subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        r.attempt = getRuntimeContext().getTaskInfo().getAttemptNumber();
+        r.parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        var stats = metrics.staleness.getStatistics();
+        r.p50Ms = stats.getQuantile(0.5);
+        r.p99Ms = stats.getQuantile(0.99);
+        return r;
     }
 
     private static long versionAt(Push push, int i) {

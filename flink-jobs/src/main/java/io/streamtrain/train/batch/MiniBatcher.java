@@ -3,10 +3,12 @@ package io.streamtrain.train.batch;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.train.batch.ExampleValidator.Verdict;
+import io.streamtrain.train.worker.WindowReport;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
@@ -14,6 +16,7 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -47,6 +50,9 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
 
     public static final OutputTag<PullRequest> PULLS = new OutputTag<>("pulls") {};
     public static final OutputTag<Rejected> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
+    /** This subtask's consumer lag, about once a second while records or timers arrive (for the metrics topic). */
+    public static final OutputTag<WindowReport> REPORTS = new OutputTag<>("batcher-reports") {};
+    private static final long REPORT_EVERY_MS = 1000;
 
     private final KeyGroups keyGroups;
     private final int batchSize;
@@ -55,6 +61,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private final long injectFailureAfter;
     private final String topic;
     private final PartitionTail tail;
+    private final PartitionLag lag;
 
     private transient ValueState<BatcherMeta> metaState;
     private transient ListState<BatchRecord> openBatch;
@@ -68,11 +75,15 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient Counter deadLetterCounter;
     private transient Counter recordsCounter;
     private transient Counter duplicateCounter;
+    private transient Map<String, Counter> deadLettersByReason;
+    private transient MetricGroup metricGroup;
+    private transient long lastReportAt;
 
     public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
-                       String topic, PartitionTail tail) {
+                       String topic, PartitionTail tail, PartitionLag lag) {
         this.topic = topic;
         this.tail = tail;
+        this.lag = lag;
         this.keyGroups = keyGroups;
         this.batchSize = batchSize;
         this.maxWaitMs = maxWaitMs;
@@ -108,12 +119,16 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         deadLetterCounter = group.counter("deadLetters");
         recordsCounter = group.counter("recordsIn");
         duplicateCounter = group.counter("duplicateRecordsDropped");
+        deadLettersByReason = new HashMap<>();
+        metricGroup = group;
+        lag.open(group);
     }
 
     @Override
     public void processElement(SourceRecord record, Context ctx, Collector<MiniBatch> out) throws Exception {
         maybeInjectFailure();
         recordsCounter.inc();
+        maybeReport(ctx);
         OpenBatch batch = load(ctx.getCurrentKey(), record.partition);
         if (record.offset < batch.meta.nextOffset) {
             // The source delivered a record this run has already taken: cutting it again would
@@ -124,10 +139,13 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             return;
         }
         batch.meta.nextOffset = record.offset + 1;
+        batch.nextOffset.set(batch.meta.nextOffset);
         metaState.update(batch.meta);
         Verdict verdict = validator.validate(record);
         if (verdict.deadLetter() != null) {
             deadLetterCounter.inc();
+            deadLettersByReason.computeIfAbsent(verdict.deadLetter().reason,
+                    r -> metricGroup.addGroup("reason", r).counter("deadLetters")).inc();
             ctx.output(DEAD_LETTERS, verdict.deadLetter());
             return;
         }
@@ -158,6 +176,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<MiniBatch> out) throws Exception {
         OpenBatch batch = load(ctx.getCurrentKey(), -1);
         long now = ctx.timerService().currentProcessingTime();
+        maybeReport(ctx);
         if (batch.meta.sealed) {
             if (lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot) {
                 release(batch, ctx, out);
@@ -173,6 +192,16 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             } else {
                 ctx.timerService().registerProcessingTimeTimer(Math.max(batch.lastArrival, now) + maxWaitMs);
             }
+        }
+    }
+
+    private void maybeReport(Context ctx) {
+        long now = System.currentTimeMillis();
+        if (now - lastReportAt >= REPORT_EVERY_MS) {
+            lastReportAt = now;
+            var task = getRuntimeContext().getTaskInfo();
+            ctx.output(REPORTS, WindowReport.batcher(now, task.getIndexOfThisSubtask(), task.getAttemptNumber(),
+                    task.getNumberOfParallelSubtasks(), lag.total()));
         }
     }
 
@@ -226,6 +255,8 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
                 metaState.update(meta);
             }
             batch.meta = meta;
+            batch.nextOffset = lag.nextOffsetOf(meta.partition);
+            batch.nextOffset.set(meta.nextOffset);
             for (BatchRecord r : openBatch.get()) {
                 if (batch.size == 0) {
                     batch.firstTimestamp = r.timestamp;
@@ -241,6 +272,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     @Override
     public void close() throws Exception {
         tail.close();
+        lag.close();
         super.close();
     }
 
@@ -266,5 +298,6 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         int size;
         long firstTimestamp;
         long lastArrival;
+        AtomicLong nextOffset;
     }
 }

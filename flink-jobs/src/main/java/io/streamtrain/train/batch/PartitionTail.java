@@ -2,7 +2,9 @@ package io.streamtrain.train.batch;
 
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -26,19 +28,31 @@ public final class PartitionTail implements Serializable, AutoCloseable {
     private static final int POLL_STEPS = 10;
 
     private final String bootstrapServers;
+    /** A backfill's range end per partition: a partition is drained there, whatever Kafka holds after it. */
+    private final HashMap<Integer, Long> stopOffsets;
     private transient KafkaConsumer<byte[], byte[]> consumer;
 
     public PartitionTail(String bootstrapServers) {
+        this(bootstrapServers, Map.of());
+    }
+
+    public PartitionTail(String bootstrapServers, Map<Integer, Long> stopOffsets) {
         this.bootstrapServers = bootstrapServers;
+        this.stopOffsets = new HashMap<>(stopOffsets);
     }
 
     /**
-     * True only if no committed record exists at or after {@code offset}; false when there is one
-     * or when that could not be settled quickly (the caller asks again later).
+     * True only if no committed record exists at or after {@code offset} (in a backfill: before
+     * the partition's stop offset); false when there is one or when that could not be settled
+     * quickly (the caller asks again later).
      */
     public boolean drainedFrom(String topic, int partition, long offset) {
+        long stop = stopOffsets.getOrDefault(partition, Long.MAX_VALUE);
+        if (offset >= stop) {
+            return true;
+        }
         try {
-            return settle(new TopicPartition(topic, partition), offset);
+            return settle(new TopicPartition(topic, partition), offset, stop);
         } catch (KafkaException e) {
             // Kafka unreachable or slow: do not seal now; the idle timer asks again.
             LOG.warn("could not tell whether {}-{} has records from offset {}: {}", topic, partition, offset, e.toString());
@@ -46,10 +60,11 @@ public final class PartitionTail implements Serializable, AutoCloseable {
         }
     }
 
-    private boolean settle(TopicPartition tp, long offset) {
+    private boolean settle(TopicPartition tp, long offset, long stop) {
         KafkaConsumer<byte[], byte[]> c = consumer();
         c.assign(List.of(tp));
-        long end = c.endOffsets(List.of(tp), REQUEST_TIMEOUT).get(tp); // read_committed: the last stable offset
+        // read_committed: the last stable offset
+        long end = Math.min(stop, c.endOffsets(List.of(tp), REQUEST_TIMEOUT).get(tp));
         if (end <= offset) {
             return true;
         }
@@ -57,8 +72,10 @@ public final class PartitionTail implements Serializable, AutoCloseable {
         // read_committed consumer skips: fetch and see whether its position reaches the end.
         c.seek(tp, offset);
         for (int i = 0; i < POLL_STEPS; i++) {
-            if (!c.poll(POLL_STEP).isEmpty()) {
-                return false;
+            for (var r : c.poll(POLL_STEP)) {
+                if (r.offset() < end) {
+                    return false;
+                }
             }
             if (c.position(tp, REQUEST_TIMEOUT) >= end) {
                 return true;

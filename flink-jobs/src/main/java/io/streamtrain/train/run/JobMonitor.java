@@ -100,6 +100,39 @@ public final class JobMonitor {
         }
     }
 
+    /**
+     * Stops the job with a savepoint in {@code targetDirectory} (Flink's {@code stop}, without
+     * draining: sources stop where they are and nothing sees end-of-input, so every operator's
+     * state can be continued) and returns the savepoint's path once it completed.
+     */
+    public String stopWithSavepoint(java.nio.file.Path targetDirectory, Duration timeout) throws Exception {
+        String body = JSON.writeValueAsString(java.util.Map.of(
+                "targetDirectory", targetDirectory.toAbsolutePath().toUri().toString(),
+                "drain", false,
+                "formatType", "CANONICAL"));
+        HttpRequest req = HttpRequest.newBuilder(rest.resolve("/jobs/" + job + "/stop"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> resp = send(req);
+        if (resp.statusCode() != 202 && resp.statusCode() != 200) {
+            throw new IllegalStateException("stop " + job + " with a savepoint -> " + resp.statusCode() + ": " + resp.body());
+        }
+        String trigger = JSON.readTree(resp.body()).path("request-id").asText();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode n = get("/jobs/" + job + "/savepoints/" + trigger);
+            if ("COMPLETED".equals(n.path("status").path("id").asText())) {
+                JsonNode op = n.path("operation");
+                if (op.has("failure-cause")) {
+                    throw new IllegalStateException("the savepoint failed: " + op.path("failure-cause").path("stack-trace").asText());
+                }
+                return op.path("location").asText();
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the savepoint of " + job + " did not complete within " + timeout);
+    }
+
     public long restarts() throws Exception {
         JsonNode n = get("/jobs/" + job + "/metrics?get=numRestarts");
         return n.isArray() && n.size() > 0 ? n.get(0).path("value").asLong() : 0;

@@ -40,6 +40,10 @@ public final class KafkaProgress implements AutoCloseable {
         Topics.ensure(admin, topics);
     }
 
+    public boolean topicExists(String topic) throws Exception {
+        return admin.listTopics().names().get().contains(topic);
+    }
+
     public Set<TopicPartition> partitions(String topic) throws Exception {
         return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
                 .map(info -> new TopicPartition(topic, info.partition()))
@@ -62,6 +66,25 @@ public final class KafkaProgress implements AutoCloseable {
         admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get()
                 .forEach((tp, info) -> result.put(tp, info.offset()));
         return result;
+    }
+
+    /**
+     * Per partition, the first offset whose record timestamp is at or after {@code epochMillis};
+     * the (committed-read) end offset where no record is that late.
+     */
+    public Map<TopicPartition, Long> offsetsForTime(String topic, long epochMillis) throws Exception {
+        Map<TopicPartition, Long> found = offsets(partitions(topic), OffsetSpec.forTimestamp(epochMillis));
+        Map<TopicPartition, Long> end = endOffsets(topic);
+        Map<TopicPartition, Long> result = new HashMap<>();
+        found.forEach((tp, offset) -> result.put(tp, offset < 0 ? end.get(tp) : offset));
+        return result;
+    }
+
+    /** Sets the group's committed offsets (creating the group): a fresh run's progress starts there. */
+    public void resetCommitted(String group, Map<TopicPartition, Long> offsets) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> request = new HashMap<>();
+        offsets.forEach((tp, o) -> request.put(tp, new OffsetAndMetadata(o)));
+        admin.alterConsumerGroupOffsets(group, request).all().get();
     }
 
     /** Offsets the consumer group committed for the topic; partitions without a commit are absent. */

@@ -9,6 +9,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -42,12 +43,15 @@ public final class LocalFlink implements TrainingCluster {
         TrainingJob.build(env, conf, feedbackFrom);
         StreamGraph graph = env.getStreamGraph();
         graph.setJobName(TrainingJob.jobName(conf));
-        submit(graph, resumeFrom);
+        // Unclaimed state is ignored only where it is meant to be: the other source's state when
+        // a backfill continues a streaming savepoint or the other way round (see Handover).
+        submit(graph, resumeFrom, conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE));
     }
 
     /** Submits any job (the joiner's too), restored from {@code resumeFrom} when given. */
-    public void submit(StreamGraph graph, Optional<Path> resumeFrom) throws Exception {
-        resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(p.toString(), false)));
+    public void submit(StreamGraph graph, Optional<Path> resumeFrom, boolean ignoreUnclaimedState) throws Exception {
+        resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(
+                SavepointRestoreSettings.forPath(p.toString(), ignoreUnclaimedState)));
         job = cluster.submitJob(graph.getJobGraph()).get().getJobID();
     }
 

@@ -1,7 +1,8 @@
 package io.streamtrain.train.run;
 
-import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.TrainingMetrics;
+import io.streamtrain.schema.TrainingMetricsCodec;
+import io.streamtrain.train.worker.WindowReport;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,7 +35,7 @@ public final class MetricsFollower implements AutoCloseable {
     }
 
     private void follow(Properties props, Map<TopicPartition, Long> from) {
-        AvroCodec<TrainingMetrics> codec = AvroCodec.of(TrainingMetrics.class);
+        TrainingMetricsCodec codec = new TrainingMetricsCodec();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.assign(from.keySet());
             from.forEach(consumer::seek);
@@ -42,6 +43,9 @@ public final class MetricsFollower implements AutoCloseable {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     try {
                         TrainingMetrics m = codec.decode(r.value());
+                        if (!WindowReport.WORKER.equals(m.getOperator())) {
+                            continue;
+                        }
                         synchronized (latest) {
                             TrainingMetrics prev = latest.get(m.getSubtask());
                             if (prev == null || !m.getTime().isBefore(prev.getTime())) {

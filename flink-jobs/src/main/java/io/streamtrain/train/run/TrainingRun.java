@@ -19,6 +19,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.kafka.common.TopicPartition;
 
@@ -38,16 +39,26 @@ public final class TrainingRun {
             Duration untilIdle,
             boolean resume,
             PrintStream progress,
-            Path cluster) {
+            Path cluster,
+            Path initialSavepoint) {
         /** A run on a local Flink (MiniCluster) in this JVM. */
         public Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
                         Duration untilIdle, boolean resume, PrintStream progress) {
-            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null);
+            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, null);
         }
 
         /** The same run on the local cluster in {@code clusterDir}, whose TaskManagers decide the parallelism. */
         public Settings onCluster(Path clusterDir) {
-            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir);
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir, initialSavepoint);
+        }
+
+        /**
+         * The same run, started from {@code savepoint} (a backfill's output, or any savepoint or
+         * checkpoint) when the checkpoint directory holds no retained checkpoint yet — the
+         * operator's initialSavepointPath; later runs resume from their own checkpoints.
+         */
+        public Settings fromSavepoint(Path savepoint) {
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, cluster, savepoint);
         }
     }
 
@@ -85,9 +96,22 @@ public final class TrainingRun {
                     deadLetterTopic, 1));
 
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
-            Map<TopicPartition, Long> examplesFrom = resumeFrom.isPresent()
-                    ? withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic))
-                    : freshStart(kafka, conf, topic);
+            Optional<Handover> handover = Optional.empty();
+            if (resumeFrom.isEmpty() && s.initialSavepoint() != null) {
+                resumeFrom = Optional.of(Handover.savepointIn(s.initialSavepoint()));
+                handover = handoverFor(s.initialSavepoint(), resumeFrom.get(), topic);
+            }
+            Map<TopicPartition, Long> examplesFrom;
+            if (handover.isPresent()) {
+                // The backfill's source state is not this job's: start where its range ended.
+                conf.set(TrainingOptions.START_OFFSETS, TrainingOptions.offsetPairs(handover.get().offsets()));
+                conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+                examplesFrom = new BackfillRange(topic, handover.get().offsets(), handover.get().offsets()).fromOffsets();
+            } else if (resumeFrom.isPresent()) {
+                examplesFrom = withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+            } else {
+                examplesFrom = freshStart(kafka, conf, topic);
+            }
             Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
 
@@ -101,7 +125,8 @@ public final class TrainingRun {
                         + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
                 flink.start(conf, resumeFrom, feedbackFrom);
                 out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
-                Watch watch = new Watch(kafka, conf, topic, feedbackTopic, examplesFrom, feedbackFrom);
+                ProgressWatch watch = new ProgressWatch(kafka, TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
+                        examplesFrom, feedbackFrom, () -> kafka.endOffsets(topic));
                 long started = System.nanoTime();
                 long lastProgress = 0;
                 Thread main = Thread.currentThread();
@@ -160,12 +185,28 @@ public final class TrainingRun {
                 conf.get(PipelineOptions.MAX_PARALLELISM));
     }
 
+    /** The backfill hand-over that goes with restoring {@code savepoint}, if it is a backfill's. */
+    private static Optional<Handover> handoverFor(Path given, Path savepoint, String topic) throws Exception {
+        Optional<Handover> h = Handover.find(given);
+        if (h.isEmpty() || !Path.of(h.get().savepoint()).toAbsolutePath().equals(savepoint.toAbsolutePath())) {
+            return Optional.empty();
+        }
+        if (!h.get().topic().equals(topic)) {
+            throw new IllegalArgumentException("savepoint " + savepoint + " is a backfill of topic " + h.get().topic() + ", not " + topic);
+        }
+        return h;
+    }
+
     /** Quiet must outlast an idle batch's wait, the checkpoint that seals it and the one that commits its pushes. */
+    static Duration quietFloor(Configuration conf, Duration checkpointInterval) {
+        return conf.get(TrainingOptions.MAX_WAIT).plus(checkpointInterval.multipliedBy(3)).plusSeconds(1);
+    }
+
     private static Duration effectiveIdle(Settings s, Configuration conf) {
         if (s.untilIdle() == null) {
             return null;
         }
-        Duration floor = conf.get(TrainingOptions.MAX_WAIT).plus(s.checkpointInterval().multipliedBy(3)).plusSeconds(1);
+        Duration floor = quietFloor(conf, s.checkpointInterval());
         if (s.untilIdle().compareTo(floor) < 0) {
             s.progress().println("train: --until-idle raised to " + floor.toMillis() / 1000.0 + " s (max-wait + 3 checkpoint intervals + 1 s)");
             return floor;
@@ -190,7 +231,7 @@ public final class TrainingRun {
         return result;
     }
 
-    private static String progressLine(Watch w, MetricsFollower metrics, TrainingCluster flink, double seconds) {
+    private static String progressLine(ProgressWatch w, MetricsFollower metrics, TrainingCluster flink, double seconds) {
         double[] window = metrics.window();
         long checkpoints = -1;
         long restarts = -1;
@@ -208,97 +249,5 @@ public final class TrainingRun {
                         + " checkpoints=%d restarts=%d parallelism=%d",
                 seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
                 window[0], window[1], checkpoints, restarts, parallelism);
-    }
-
-    /**
-     * Tracks committed progress. The run is quiet while nothing moves: no new records, both
-     * consumer groups caught up, and no new pushes. Committed offsets only move when a checkpoint
-     * completes, so caught-up means trained and applied in a durable checkpoint.
-     */
-    private static final class Watch {
-        private final KafkaProgress kafka;
-        private final String examplesGroup;
-        private final String feedbackGroup;
-        private final String topic;
-        private final String feedbackTopic;
-        private final Map<TopicPartition, Long> examplesFrom;
-        private final Map<TopicPartition, Long> feedbackFrom;
-        private final long startedAt = System.nanoTime();
-        private long records;
-        private long lag;
-        private long feedbackLag;
-        private long lastChange = System.nanoTime();
-        private long lastAdvance = System.nanoTime();
-        private long firstAdvance;
-        private long recordsAtFirstAdvance;
-        private String lastSnapshot = "";
-
-        Watch(KafkaProgress kafka, Configuration conf, String topic, String feedbackTopic,
-              Map<TopicPartition, Long> examplesFrom, Map<TopicPartition, Long> feedbackFrom) {
-            this.kafka = kafka;
-            this.examplesGroup = TrainingOptions.examplesGroup(conf);
-            this.feedbackGroup = TrainingOptions.feedbackGroup(conf);
-            this.topic = topic;
-            this.feedbackTopic = feedbackTopic;
-            this.examplesFrom = examplesFrom;
-            this.feedbackFrom = feedbackFrom;
-        }
-
-        void poll() throws Exception {
-            Map<TopicPartition, Long> end = kafka.endOffsets(topic);
-            Map<TopicPartition, Long> committed = kafka.committed(examplesGroup, topic);
-            Map<TopicPartition, Long> feedbackEnd = kafka.endOffsets(feedbackTopic);
-            Map<TopicPartition, Long> feedbackCommitted = kafka.committed(feedbackGroup, feedbackTopic);
-            lag = KafkaProgress.lag(end, committed, examplesFrom);
-            feedbackLag = KafkaProgress.lag(feedbackEnd, feedbackCommitted, feedbackFrom);
-            long done = 0;
-            for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
-                done += Math.max(0, e.getValue() - examplesFrom.getOrDefault(e.getKey(), 0L));
-            }
-            if (done != records) {
-                lastAdvance = System.nanoTime();
-                if (firstAdvance == 0) {
-                    firstAdvance = lastAdvance;
-                    recordsAtFirstAdvance = done;
-                }
-            }
-            records = done;
-            String snapshot = end + "|" + committed + "|" + feedbackEnd + "|" + feedbackCommitted;
-            if (!snapshot.equals(lastSnapshot) || lag > 0 || feedbackLag > 0) {
-                lastChange = System.nanoTime();
-                lastSnapshot = snapshot;
-            }
-        }
-
-        Duration quietFor() {
-            return Duration.ofNanos(System.nanoTime() - lastChange);
-        }
-
-        long records() {
-            return records;
-        }
-
-        long lag() {
-            return lag;
-        }
-
-        long feedbackLag() {
-            return feedbackLag;
-        }
-
-        double activeSeconds() {
-            return (lastAdvance - startedAt) / 1e9;
-        }
-
-        /**
-         * Examples/s between the first and the last checkpoint that moved the committed offsets:
-         * job start-up excluded. Falls back to the whole run when only one checkpoint advanced.
-         */
-        double steadyRate() {
-            double seconds = (lastAdvance - firstAdvance) / 1e9;
-            return firstAdvance == 0 || seconds < 0.5
-                    ? records / Math.max(1e-3, activeSeconds())
-                    : (records - recordsAtFirstAdvance) / seconds;
-        }
     }
 }

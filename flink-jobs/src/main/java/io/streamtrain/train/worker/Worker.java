@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -33,7 +34,7 @@ import org.apache.flink.util.OutputTag;
  * before a barrier has all its rows before the barrier too, so none is pending at a snapshot.
  */
 public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRows, Push>
-        implements CheckpointedFunction {
+        implements CheckpointedFunction, CheckpointListener {
     private static final long serialVersionUID = 1L;
     private static final long METRICS_EVERY_MS = 1000;
 
@@ -50,6 +51,8 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     private transient long lastMetricsAt;
     private transient Counter examplesCounter;
     private transient Meter examplesPerSecond;
+    private transient long restoredCheckpoint = -1;
+    private transient volatile long completedCheckpoint = -1;
 
     public Worker(Model model, int validationWindow) {
         this.model = model;
@@ -67,6 +70,8 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
         examplesPerSecond = group.meter("examplesPerSecond", new MeterView(examplesCounter));
         group.gauge("windowAuc", (Gauge<Double>) validation::auc);
         group.gauge("windowLogloss", (Gauge<Double>) validation::logloss);
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        group.gauge("parallelism", (Gauge<Integer>) () -> parallelism);
     }
 
     @Override
@@ -168,6 +173,9 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
         report.windowExamples = validation.size();
         report.windowAuc = validation.auc();
         report.windowLogloss = validation.logloss();
+        report.parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        report.restoredCheckpoint = restoredCheckpoint;
+        report.completedCheckpoint = completedCheckpoint;
         ctx.output(METRICS, report);
     }
 
@@ -183,5 +191,12 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     }
 
     @Override
-    public void initializeState(FunctionInitializationContext context) {}
+    public void initializeState(FunctionInitializationContext context) {
+        restoredCheckpoint = context.getRestoredCheckpointId().orElse(-1L);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        completedCheckpoint = Math.max(completedCheckpoint, checkpointId);
+    }
 }

@@ -1,0 +1,105 @@
+package io.streamtrain.train.run;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Tracks committed progress. The run is quiet while nothing moves: no new records, both
+ * consumer groups caught up, and no new pushes. Committed offsets only move when a checkpoint
+ * completes, so caught-up means trained and applied in a durable checkpoint.
+ */
+final class ProgressWatch {
+    private final KafkaProgress kafka;
+    private final String examplesGroup;
+    private final String feedbackGroup;
+    private final String topic;
+    private final String feedbackTopic;
+    private final Map<TopicPartition, Long> examplesFrom;
+    private final Map<TopicPartition, Long> feedbackFrom;
+    private final Callable<Map<TopicPartition, Long>> target;
+    private final long startedAt = System.nanoTime();
+    private long records;
+    private long lag;
+    private long feedbackLag;
+    private long lastChange = System.nanoTime();
+    private long lastAdvance = System.nanoTime();
+    private long firstAdvance;
+    private long recordsAtFirstAdvance;
+    private String lastSnapshot = "";
+
+    /**
+     * @param examplesGroup the group the examples source commits to on checkpoints
+     * @param target where the examples source has to get: the topic's end (train) or a range's end (backfill)
+     */
+    ProgressWatch(KafkaProgress kafka, String examplesGroup, String feedbackGroup, String topic, String feedbackTopic,
+                  Map<TopicPartition, Long> examplesFrom, Map<TopicPartition, Long> feedbackFrom,
+                  Callable<Map<TopicPartition, Long>> target) {
+        this.kafka = kafka;
+        this.examplesGroup = examplesGroup;
+        this.feedbackGroup = feedbackGroup;
+        this.target = target;
+        this.topic = topic;
+        this.feedbackTopic = feedbackTopic;
+        this.examplesFrom = examplesFrom;
+        this.feedbackFrom = feedbackFrom;
+    }
+
+    void poll() throws Exception {
+        Map<TopicPartition, Long> end = target.call();
+        Map<TopicPartition, Long> committed = kafka.committed(examplesGroup, topic);
+        Map<TopicPartition, Long> feedbackEnd = kafka.endOffsets(feedbackTopic);
+        Map<TopicPartition, Long> feedbackCommitted = kafka.committed(feedbackGroup, feedbackTopic);
+        lag = KafkaProgress.lag(end, committed, examplesFrom);
+        feedbackLag = KafkaProgress.lag(feedbackEnd, feedbackCommitted, feedbackFrom);
+        long done = 0;
+        for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
+            done += Math.max(0, e.getValue() - examplesFrom.getOrDefault(e.getKey(), 0L));
+        }
+        if (done != records) {
+            lastAdvance = System.nanoTime();
+            if (firstAdvance == 0) {
+                firstAdvance = lastAdvance;
+                recordsAtFirstAdvance = done;
+            }
+        }
+        records = done;
+        String snapshot = end + "|" + committed + "|" + feedbackEnd + "|" + feedbackCommitted;
+        if (!snapshot.equals(lastSnapshot) || lag > 0 || feedbackLag > 0) {
+            lastChange = System.nanoTime();
+            lastSnapshot = snapshot;
+        }
+    }
+
+    Duration quietFor() {
+        return Duration.ofNanos(System.nanoTime() - lastChange);
+    }
+
+    long records() {
+        return records;
+    }
+
+    long lag() {
+        return lag;
+    }
+
+    long feedbackLag() {
+        return feedbackLag;
+    }
+
+    double activeSeconds() {
+        return (lastAdvance - startedAt) / 1e9;
+    }
+
+    /**
+     * Examples/s between the first and the last checkpoint that moved the committed offsets:
+     * job start-up excluded. Falls back to the whole run when only one checkpoint advanced.
+     */
+    double steadyRate() {
+        double seconds = (lastAdvance - firstAdvance) / 1e9;
+        return firstAdvance == 0 || seconds < 0.5
+                ? records / Math.max(1e-3, activeSeconds())
+                : (records - recordsAtFirstAdvance) / seconds;
+    }
+}

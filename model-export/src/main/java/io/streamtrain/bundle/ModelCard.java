@@ -1,0 +1,90 @@
+package io.streamtrain.bundle;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A bundle's {@code model-card.json}: what the model is, where it came from and how to check it.
+ *
+ * @param format always {@value #FORMAT}
+ * @param modelType lr or fm; {@code rowWidth} = 1 + dim for fm, 1 for lr
+ * @param mapping how raw input becomes (field, id, value) features, as at ingest
+ * @param source the training topic and, per partition, the offset the job had read up to at the checkpoint
+ *     (null when the checkpoint holds no source state)
+ * @param checkpoint the checkpoint or savepoint the rows were read from
+ * @param rowTtlMs rows not updated for this long before the checkpoint were left out (0: no expiry)
+ * @param trainingMetrics progressive-validation metrics at export time, when known (else null)
+ * @param contents row count and checksum, verified when the bundle is opened
+ */
+public record ModelCard(
+        String format,
+        String name,
+        String modelType,
+        int dim,
+        int rowWidth,
+        String optimizer,
+        FeatureMapping mapping,
+        Source source,
+        Checkpoint checkpoint,
+        long rowTtlMs,
+        Map<String, Double> trainingMetrics,
+        String createdAt,
+        String projectVersion,
+        Contents contents) {
+
+    public static final String FORMAT = "streamtrain-bundle/1";
+    public static final String FILE = "model-card.json";
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * @param inputFormat the line format of raw input (libsvm, libffm, criteo), or null when unknown:
+     *     then only (field, id, value) features can be scored
+     * @param hashBits criteo categoricals hash to ids in [0, 2^hashBits) ({@code FeatureHashing})
+     */
+    public record FeatureMapping(String inputFormat, int hashBits, String rowKey, String hash) {
+        public static FeatureMapping of(String inputFormat, int hashBits) {
+            return new FeatureMapping(inputFormat, hashBits, "field << 48 | id (FeatureKey)",
+                    "FNV-1a 64 over field (4 bytes BE) + UTF-8 value, murmur3 fmix64, low hashBits bits (FeatureHashing)");
+        }
+    }
+
+    public record Source(String topic, Map<Integer, Long> offsets) {}
+
+    /** @param id the N of chk-N, or -1 for a savepoint */
+    public record Checkpoint(String path, long id, long timeMs) {}
+
+    /**
+     * @param valueLayout and {@code keyLayout}: see {@link RowCodec}
+     * @param checksum Σ of the rows' and the bias's digests mod 2^64, 16 hex digits
+     */
+    public record Contents(long rows, String checksum, String keyLayout, String valueLayout) {
+        public static Contents of(long rows, long checksum) {
+            return new Contents(rows, String.format("%016x", checksum), "8 bytes big-endian: field (2), id (6)",
+                    "row width x float32 little-endian: linear weight, then the embedding");
+        }
+
+        public long checksumValue() {
+            return Long.parseUnsignedLong(checksum, 16);
+        }
+    }
+
+    public void write(Path bundle) throws IOException {
+        JSON.writeValue(bundle.resolve(FILE).toFile(), this);
+    }
+
+    public static ModelCard read(Path bundle) throws IOException {
+        Path file = bundle.resolve(FILE);
+        if (!Files.isRegularFile(file)) {
+            throw new IOException("no " + FILE + " in " + bundle + ": not a bundle, or its export did not finish");
+        }
+        ModelCard card = JSON.readValue(file.toFile(), ModelCard.class);
+        if (!FORMAT.equals(card.format())) {
+            throw new IOException(file + " is format '" + card.format() + "', this version reads " + FORMAT);
+        }
+        return card;
+    }
+}

@@ -1,0 +1,155 @@
+package io.streamtrain.bundle;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.export.CheckpointRows;
+import io.streamtrain.export.ExportedRow;
+import io.streamtrain.export.ModelInfo;
+import io.streamtrain.schema.FeatureKey;
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/** Export → bundle → lookups give exactly the checkpoint's rows; a tampered bundle does not open. */
+class BundleTest {
+    private static final ModelInfo INFO = TestTables.info("fm", 4);
+    private static final int ROWS = 3000;
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+
+    @TempDir
+    static Path dir;
+    static Path savepoint;
+    static Path bundle;
+    static ModelCard card;
+
+    @BeforeAll
+    static void exportTable() throws Exception {
+        savepoint = TestTables.write(dir.resolve("savepoint"), INFO, ROWS);
+        bundle = dir.resolve("bundle");
+        card = BundleWriter.write(savepoint, INFO, ModelCard.FeatureMapping.of("libffm", 24), bundle, QUIET, 1000);
+    }
+
+    @Test
+    void roundTripGivesTheCheckpointsRows() throws Exception {
+        List<ExportedRow> expected = CheckpointRows.readAll(savepoint, INFO);
+        assertEquals(ROWS + 1, expected.size(), "the table and its bias row");
+        try (Bundle b = Bundle.open(bundle)) {
+            assertEquals(ROWS, b.card().contents().rows());
+            for (ExportedRow row : expected) {
+                long key = FeatureKey.of(row.field(), row.id());
+                float[] got = key == FeatureKey.BIAS ? b.bias() : b.rowOrNull(key);
+                assertArrayEquals(row.vector(), got, "row " + row.field() + ":" + row.id());
+            }
+        }
+    }
+
+    @Test
+    void unknownFeaturesGetTheZeroVector() throws Exception {
+        try (Bundle b = Bundle.open(bundle)) {
+            long never = FeatureKey.of(3, 1);
+            assertNull(b.rowOrNull(never));
+            assertArrayEquals(new float[5], b.row(never));
+        }
+    }
+
+    @Test
+    void cardDescribesTheModel() throws Exception {
+        ModelCard read = ModelCard.read(bundle);
+        assertEquals(card, read);
+        assertEquals("fm", read.modelType());
+        assertEquals(4, read.dim());
+        assertEquals(5, read.rowWidth());
+        assertEquals("libffm", read.mapping().inputFormat());
+        assertEquals("test-topic", read.source().topic());
+        assertEquals(-1, read.checkpoint().id(), "a savepoint has no checkpoint id");
+        assertTrue(read.projectVersion().matches("\\d+\\.\\d+\\.\\d+.*"), read.projectVersion());
+    }
+
+    @Test
+    void aChangedValueFailsTheChecksum() throws Exception {
+        Path copy = copyOf(bundle, dir.resolve("tampered"));
+        long victim = TestTables.key(17);
+        float[] w = TestTables.weights(17, 5);
+        w[2] += 1e-3f;
+        try (Options o = new Options(); RocksDB db = RocksDB.open(o, copy.resolve(Bundle.ROWS).toString())) {
+            db.put(RowCodec.key(victim), RowCodec.value(w));
+        }
+        Bundle.BundleCorruptException e = assertThrows(Bundle.BundleCorruptException.class, () -> Bundle.open(copy));
+        assertTrue(e.getMessage().contains(ROWS + " rows with checksum"), e.getMessage());
+    }
+
+    @Test
+    void aMissingRowFailsTheCount() throws Exception {
+        Path copy = copyOf(bundle, dir.resolve("missing"));
+        try (Options o = new Options(); RocksDB db = RocksDB.open(o, copy.resolve(Bundle.ROWS).toString())) {
+            db.delete(RowCodec.key(TestTables.key(5)));
+        }
+        Bundle.BundleCorruptException e = assertThrows(Bundle.BundleCorruptException.class, () -> Bundle.open(copy));
+        assertTrue(e.getMessage().contains((ROWS - 1) + " rows"), e.getMessage());
+    }
+
+    @Test
+    void aChangedBiasFailsTheChecksum() throws Exception {
+        Path copy = copyOf(bundle, dir.resolve("bias"));
+        Files.write(copy.resolve(Bundle.DENSE), RowCodec.value(new float[5]));
+        assertThrows(Bundle.BundleCorruptException.class, () -> Bundle.open(copy));
+    }
+
+    @Test
+    void exportRefusesANonEmptyDirectory() {
+        Exception e = assertThrows(java.io.IOException.class,
+                () -> BundleWriter.write(savepoint, INFO, ModelCard.FeatureMapping.of(null, 24), bundle, QUIET, 1000));
+        assertTrue(e.getMessage().contains("not empty"), e.getMessage());
+    }
+
+    /** Flink's frocksdbjni provides org.rocksdb here, not a second RocksDB JNI (see docs/ARCHITECTURE.md). */
+    @Test
+    void theRocksDbInUseIsFlinksFrocksdb() {
+        String jar = RocksDB.class.getProtectionDomain().getCodeSource().getLocation().toString();
+        assertTrue(jar.contains("frocksdbjni"), jar);
+    }
+
+    @Test
+    void servingStoreStartsFromTheBundleAndKeepsUpdatesAndOffsets() throws Exception {
+        Path store = dir.resolve("store");
+        long key = TestTables.key(3);
+        float[] updated = {1, 2, 3, 4, 5};
+        try (Bundle s = Bundle.openStore(bundle, store)) {
+            assertArrayEquals(TestTables.weights(3, 5), s.rowOrNull(key));
+            assertTrue(s.followedOffsets().isEmpty());
+            s.apply(Map.of(key, updated, FeatureKey.BIAS, new float[] {9, 0, 0, 0, 0}), Map.of(0, 42L, 1, 7L));
+        }
+        try (Bundle s = Bundle.openStore(bundle, store)) {
+            assertArrayEquals(updated, s.rowOrNull(key));
+            assertEquals(9f, s.bias()[0]);
+            assertEquals(Map.of(0, 42L, 1, 7L), s.followedOffsets());
+        }
+        try (Bundle b = Bundle.open(bundle)) {
+            assertArrayEquals(TestTables.weights(3, 5), b.rowOrNull(key), "the bundle itself is untouched");
+        }
+    }
+
+    private static Path copyOf(Path from, Path to) throws Exception {
+        Files.createDirectories(to.resolve(Bundle.ROWS));
+        try (var files = Files.list(from.resolve(Bundle.ROWS))) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.copy(f, to.resolve(Bundle.ROWS).resolve(f.getFileName()));
+            }
+        }
+        Files.copy(from.resolve(Bundle.DENSE), to.resolve(Bundle.DENSE));
+        Files.copy(from.resolve(ModelCard.FILE), to.resolve(ModelCard.FILE));
+        return to;
+    }
+}
