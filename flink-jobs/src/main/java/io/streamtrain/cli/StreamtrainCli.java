@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
             KafkaCommand.class,
             IngestCommand.class,
             TrainCommand.class,
+            JoinCommand.class,
             BackfillCommand.class,
             ClusterCommand.class,
             ExportCommand.class,

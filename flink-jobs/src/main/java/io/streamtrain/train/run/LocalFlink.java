@@ -45,8 +45,13 @@ public final class LocalFlink implements TrainingCluster {
         graph.setJobName(TrainingJob.jobName(conf));
         // Unclaimed state is ignored only where it is meant to be: the other source's state when
         // a backfill continues a streaming savepoint or the other way round (see Handover).
-        boolean ignoreUnclaimed = conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE);
-        resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(p.toString(), ignoreUnclaimed)));
+        submit(graph, resumeFrom, conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE));
+    }
+
+    /** Submits any job (the joiner's too), restored from {@code resumeFrom} when given. */
+    public void submit(StreamGraph graph, Optional<Path> resumeFrom, boolean ignoreUnclaimedState) throws Exception {
+        resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(
+                SavepointRestoreSettings.forPath(p.toString(), ignoreUnclaimedState)));
         job = cluster.submitJob(graph.getJobGraph()).get().getJobID();
     }
 

@@ -1,0 +1,142 @@
+package io.streamtrain.join;
+
+import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.train.TrainingJob;
+import io.streamtrain.train.batch.Rejected;
+import io.streamtrain.train.feedback.DeadLetterSerializer;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * Wires the joiner:
+ * <pre>
+ * impressions ─► decode, watermark per partition ─┐
+ *                                                 ├─ keyBy impression id ─► joiner ─► examples (exactly once)
+ * clicks      ─► decode, watermark per partition ─┘                           └──────► dead letters (exactly once)
+ * </pre>
+ * The joiner's watermark is the minimum over every partition of both topics, so a window closes
+ * only once both streams have passed its end.
+ */
+public final class JoinJob {
+    private JoinJob() {}
+
+    public static void build(StreamExecutionEnvironment env, Configuration conf) throws IOException {
+        String bootstrap = conf.get(JoinOptions.BOOTSTRAP);
+        String impressionsTopic = JoinOptions.require(conf, JoinOptions.IMPRESSIONS_TOPIC);
+        String clicksTopic = JoinOptions.require(conf, JoinOptions.CLICKS_TOPIC);
+        String outTopic = JoinOptions.require(conf, JoinOptions.OUT_TOPIC);
+        FeatureMapping mapping = FeatureMapping.load(conf.get(JoinOptions.MAPPING));
+
+        SingleOutputStreamOperator<JoinEvent> impressions = readable(env, conf,
+                source(conf, impressionsTopic, JoinOptions.impressionsGroup(conf), JoinEventDeserializer.impressions()), "impressions");
+        SingleOutputStreamOperator<JoinEvent> clicks = readable(env, conf,
+                source(conf, clicksTopic, JoinOptions.clicksGroup(conf), JoinEventDeserializer.clicks()), "clicks");
+
+        SingleOutputStreamOperator<JoinedExample> joined = impressions
+                .keyBy(e -> e.impressionId, Types.STRING)
+                .connect(clicks.keyBy(e -> e.impressionId, Types.STRING))
+                .process(new ImpressionClickJoiner(
+                        conf.get(JoinOptions.WINDOW).toMillis(),
+                        JoinOptions.dedupRetention(conf).toMillis(),
+                        new NegativeSampler(conf.get(JoinOptions.NEGATIVE_SAMPLING)),
+                        mapping,
+                        conf.get(JoinOptions.INJECT_FAILURE_AFTER)))
+                .uid("streamtrain-joiner")
+                .name("joiner");
+
+        String name = conf.get(JoinOptions.NAME);
+        joined.sinkTo(KafkaSink.<JoinedExample>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setRecordSerializer(new JoinedExampleSerializer(outTopic))
+                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                        .setTransactionalIdPrefix(name + "-out")
+                        .setKafkaProducerConfig(transactionalProducer())
+                        .build())
+                .uid("streamtrain-join-sink")
+                .name("examples-sink");
+
+        impressions.getSideOutput(ReadableOnly.DEAD_LETTERS)
+                .union(clicks.getSideOutput(ReadableOnly.DEAD_LETTERS), joined.getSideOutput(ImpressionClickJoiner.DEAD_LETTERS))
+                .sinkTo(KafkaSink.<Rejected>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setRecordSerializer(new DeadLetterSerializer(JoinOptions.deadLetterTopic(conf)))
+                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                        .setTransactionalIdPrefix(name + "-dlq")
+                        .setKafkaProducerConfig(transactionalProducer())
+                        .build())
+                .uid("streamtrain-join-dead-letter-sink")
+                .name("dead-letter-sink");
+    }
+
+    private static KafkaSource<JoinEvent> source(Configuration conf, String topic, String group, JoinEventDeserializer deserializer) {
+        KafkaSourceBuilder<JoinEvent> b = KafkaSource.<JoinEvent>builder()
+                .setBootstrapServers(conf.get(JoinOptions.BOOTSTRAP))
+                .setTopics(topic)
+                .setGroupId(group)
+                .setStartingOffsets(startingOffsets(conf.get(JoinOptions.START_FROM)))
+                .setDeserializer(deserializer)
+                .setProperty("isolation.level", "read_committed");
+        if (conf.get(JoinOptions.UNTIL_END)) {
+            b.setBounded(OffsetsInitializer.latest());
+        } else {
+            b.setProperty("partition.discovery.interval.ms", "30000");
+        }
+        return b.build();
+    }
+
+    private static SingleOutputStreamOperator<JoinEvent> readable(StreamExecutionEnvironment env, Configuration conf,
+            KafkaSource<JoinEvent> source, String name) {
+        DataStream<JoinEvent> events = env.fromSource(source, watermarks(conf), name).uid("streamtrain-join-" + name + "-source");
+        return events.process(new ReadableOnly()).uid("streamtrain-join-" + name + "-readable").name(name + "-readable");
+    }
+
+    /** Per-partition bounded out-of-orderness on event time; unreadable records carry no time and do not move it. */
+    static WatermarkStrategy<JoinEvent> watermarks(Configuration conf) {
+        WatermarkStrategy<JoinEvent> s = WatermarkStrategy.<JoinEvent>forBoundedOutOfOrderness(conf.get(JoinOptions.OUT_OF_ORDERNESS))
+                .withTimestampAssigner((e, kafkaTimestamp) -> e.time);
+        Duration idle = conf.get(JoinOptions.IDLE_TIMEOUT);
+        return conf.get(JoinOptions.UNTIL_END) || idle.isZero() ? s : s.withIdleness(idle);
+    }
+
+    /** Same defaults as the training job (aligned checkpoints, retained on cancel, RocksDB, restarts). */
+    public static Configuration withRequiredSettings(Configuration conf) {
+        return TrainingJob.withRequiredSettings(conf);
+    }
+
+    public static String jobName(Configuration conf) {
+        return "streamtrain-join " + conf.get(JoinOptions.NAME);
+    }
+
+    private static Properties transactionalProducer() {
+        Properties p = new Properties();
+        p.setProperty("enable.idempotence", "true");
+        p.setProperty("acks", "all");
+        p.setProperty("linger.ms", "5");
+        p.setProperty("compression.type", "lz4");
+        // Above checkpoint + restart time, at or below the broker's transaction.max.timeout.ms (15 min default).
+        p.setProperty("transaction.timeout.ms", "600000");
+        return p;
+    }
+
+    private static OffsetsInitializer startingOffsets(String startFrom) {
+        return switch (startFrom) {
+            case "earliest" -> OffsetsInitializer.earliest();
+            case "latest" -> OffsetsInitializer.latest();
+            case "committed" -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+            default -> throw new IllegalArgumentException("start-from must be earliest, latest or committed, got '" + startFrom + "'");
+        };
+    }
+}

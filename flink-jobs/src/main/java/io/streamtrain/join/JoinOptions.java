@@ -1,0 +1,131 @@
+package io.streamtrain.join;
+
+import io.streamtrain.train.TrainingOptions;
+import java.time.Duration;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * Every knob of the joiner job. The flags of {@code streamtrain join} map onto these keys; any
+ * other key can be passed as {@code -Dkey=value}. The Kafka bootstrap servers are the training
+ * job's key ({@link TrainingOptions#BOOTSTRAP}), so one setting serves both jobs.
+ */
+public final class JoinOptions {
+    private JoinOptions() {}
+
+    public static final ConfigOption<String> BOOTSTRAP = TrainingOptions.BOOTSTRAP;
+
+    public static final ConfigOption<String> IMPRESSIONS_TOPIC =
+            ConfigOptions.key("streamtrain.join.impressions-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Input topic of Avro Impression records.");
+
+    public static final ConfigOption<String> CLICKS_TOPIC =
+            ConfigOptions.key("streamtrain.join.clicks-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Input topic of Avro Click records. Key clicks by impression id, so an"
+                            + " impression's clicks share a partition and keep their order.");
+
+    public static final ConfigOption<String> OUT_TOPIC =
+            ConfigOptions.key("streamtrain.join.out-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Output topic of labelled Avro Example records (the training topic).");
+
+    public static final ConfigOption<String> DEAD_LETTER_TOPIC =
+            ConfigOptions.key("streamtrain.join.dead-letter-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Dead-letter topic (Avro DeadLetter). Default: <out-topic>.dlq.");
+
+    public static final ConfigOption<String> NAME =
+            ConfigOptions.key("streamtrain.join.name")
+                    .stringType()
+                    .defaultValue("streamtrain-join")
+                    .withDescription("Prefix of the joiner's consumer groups and transactional ids.");
+
+    public static final ConfigOption<Duration> WINDOW =
+            ConfigOptions.key("streamtrain.join.window")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(15))
+                    .withDescription("Attribution window: a click at most this long after its impression (event time)"
+                            + " labels it 1; an impression whose window closes without one is labelled 0.");
+
+    public static final ConfigOption<Duration> OUT_OF_ORDERNESS =
+            ConfigOptions.key("streamtrain.join.out-of-orderness")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(30))
+                    .withDescription("Watermark delay: how far event times may run out of order within a partition."
+                            + " Events later than this behind the watermark are late.");
+
+    public static final ConfigOption<Duration> IDLE_TIMEOUT =
+            ConfigOptions.key("streamtrain.join.idle-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription("A partition without records for this long (wall clock) stops holding the"
+                            + " watermark back; 0 = never. Ignored with until-end.");
+
+    public static final ConfigOption<Duration> DEDUP_RETENTION =
+            ConfigOptions.key("streamtrain.join.dedup-retention")
+                    .durationType()
+                    .noDefaultValue()
+                    .withDescription("How long after its window closes an impression id is remembered, to drop"
+                            + " duplicates and tell late clicks from clicks without impression. Default: the window.");
+
+    public static final ConfigOption<Double> NEGATIVE_SAMPLING =
+            ConfigOptions.key("streamtrain.join.negative-sampling")
+                    .doubleType()
+                    .defaultValue(1.0)
+                    .withDescription("Fraction of negatives kept, in (0, 1]; chosen by a hash of the impression id, so"
+                            + " replays keep the same ones. Kept negatives carry it as Example.sample_rate.");
+
+    public static final ConfigOption<String> MAPPING =
+            ConfigOptions.key("streamtrain.join.mapping")
+                    .stringType()
+                    .defaultValue("builtin:impressions")
+                    .withDescription("Feature mapping of impressions (user_id, item_id and context keys): a mapping"
+                            + " file or builtin:NAME; the same definition ingest and scoring use.");
+
+    public static final ConfigOption<Boolean> UNTIL_END =
+            ConfigOptions.key("streamtrain.join.until-end")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Bounded run: read both topics up to their end offsets at start, then close"
+                            + " every open window (end of input advances event time to the end) and finish.");
+
+    public static final ConfigOption<String> START_FROM =
+            ConfigOptions.key("streamtrain.join.start-from")
+                    .stringType()
+                    .defaultValue("earliest")
+                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading: earliest, latest or committed.");
+
+    public static final ConfigOption<Long> INJECT_FAILURE_AFTER =
+            ConfigOptions.key("streamtrain.join.inject-failure-after")
+                    .longType()
+                    .defaultValue(0L)
+                    .withDescription("Diagnostic: a joiner task fails once (first attempt only) after this many events and timers, once a"
+                            + " checkpoint has completed, so the restart restores from it. 0 = off.");
+
+    public static String deadLetterTopic(Configuration conf) {
+        return conf.getOptional(DEAD_LETTER_TOPIC).orElse(require(conf, OUT_TOPIC) + ".dlq");
+    }
+
+    public static Duration dedupRetention(Configuration conf) {
+        return conf.getOptional(DEDUP_RETENTION).orElse(conf.get(WINDOW));
+    }
+
+    public static String impressionsGroup(Configuration conf) {
+        return conf.get(NAME) + "-impressions";
+    }
+
+    public static String clicksGroup(Configuration conf) {
+        return conf.get(NAME) + "-clicks";
+    }
+
+    public static String require(Configuration conf, ConfigOption<String> option) {
+        return conf.getOptional(option).orElseThrow(() -> new IllegalArgumentException("set " + option.key()));
+    }
+}
