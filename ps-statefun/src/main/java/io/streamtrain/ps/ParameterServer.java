@@ -3,6 +3,7 @@ package io.streamtrain.ps;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
+import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.EmbeddingRow;
@@ -17,15 +18,20 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * The parameter server: keyed by PS key group, it answers pulls (input 1) with the current rows and
  * applies gradient pushes read back from the feedback topic (input 2). Each push carries its
  * mini-batch's (source partition, sequence number); the PS remembers the last one applied per
- * partition and key group and drops replays, so every batch changes every row at most once.
+ * partition and key group and drops replays, so every batch changes every row at most once. Every
+ * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control.
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
+
+    /** One notice per push handled: lets the batcher bound the batches in flight (BatchCredits). */
+    public static final OutputTag<PushApplied> APPLIED = new OutputTag<>("push-applied") {};
 
     private final OptimizerConfig optimizerConfig;
     private final RowInitializer initializer;
@@ -79,6 +85,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         Long last = applied.get(push.sourcePartition);
         if (last != null && push.batchSeq <= last) {
             metrics.duplicatePushes.inc();
+            ctx.output(APPLIED, new PushApplied(push.sourcePartition, push.batchSeq, push.keyGroup));
             return;
         }
         long now = System.currentTimeMillis();
@@ -119,6 +126,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         applied.put(push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
         metrics.staleness.update(now - push.pulledAt);
+        ctx.output(APPLIED, new PushApplied(push.sourcePartition, push.batchSeq, push.keyGroup));
     }
 
     private static long versionAt(Push push, int i) {

@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  * or the durable seal. And a partition is sealed only when Kafka holds no record after the open
  * batch ({@link PartitionTail}): a replay, which looks idle for a moment while its restarted
  * source catches up, must not cut where the failed run cut later and already pushed beyond.
+ *
+ * <p>Before a batch goes out it waits for a credit ({@link BatchCredits}), which bounds the
+ * batches pulled but not yet applied, and so the staleness of their gradients.
  */
 public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, MiniBatch>
         implements CheckpointedFunction, CheckpointListener {
@@ -55,6 +58,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private final long injectFailureAfter;
     private final String topic;
     private final PartitionTail tail;
+    private final BatchCredits credits;
 
     private transient ValueState<BatcherMeta> metaState;
     private transient ListState<BatchRecord> openBatch;
@@ -70,9 +74,10 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient Counter duplicateCounter;
 
     public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
-                       String topic, PartitionTail tail) {
+                       String topic, PartitionTail tail, BatchCredits credits) {
         this.topic = topic;
         this.tail = tail;
+        this.credits = credits;
         this.keyGroups = keyGroups;
         this.batchSize = batchSize;
         this.maxWaitMs = maxWaitMs;
@@ -90,6 +95,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     @Override
     public void snapshotState(FunctionSnapshotContext context) {
         lastStartedSnapshot = Math.max(lastStartedSnapshot, context.getCheckpointId());
+        credits.resume();
     }
 
     @Override
@@ -108,6 +114,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         deadLetterCounter = group.counter("deadLetters");
         recordsCounter = group.counter("recordsIn");
         duplicateCounter = group.counter("duplicateRecordsDropped");
+        credits.open(group);
     }
 
     @Override
@@ -198,9 +205,11 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         openBatch.clear();
         BatchAssembler.Assembled assembled =
                 BatchAssembler.assemble(keyGroups, batch.meta.partition, batch.meta.nextSeq, records);
+        credits.awaitCredit();
         for (PullRequest pull : assembled.pulls()) {
             ctx.output(PULLS, pull);
         }
+        credits.sent(batch.meta.partition, batch.meta.nextSeq, assembled.pulls().size());
         out.collect(assembled.batch());
         batch.meta.nextSeq++;
         metaState.update(batch.meta);
@@ -241,6 +250,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     @Override
     public void close() throws Exception {
         tail.close();
+        credits.close();
         super.close();
     }
 

@@ -82,7 +82,8 @@ public final class TrainingRun {
                     topic, 4,
                     feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
                     metricsTopic, 1,
-                    deadLetterTopic, 1));
+                    deadLetterTopic, 1,
+                    TrainingOptions.appliedTopic(conf), 1));
 
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
             Map<TopicPartition, Long> examplesFrom = resumeFrom.isPresent()
