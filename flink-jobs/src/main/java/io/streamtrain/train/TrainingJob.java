@@ -9,8 +9,10 @@ import io.streamtrain.ps.PsState;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
+import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.RowInitializer;
+import io.streamtrain.train.batch.BatchCredits;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
@@ -19,6 +21,7 @@ import io.streamtrain.train.batch.PartitionTail;
 import io.streamtrain.train.batch.SourceRecord;
 import io.streamtrain.train.batch.SourceRecordDeserializer;
 import io.streamtrain.train.batch.Rejected;
+import io.streamtrain.train.feedback.AppliedSerializer;
 import io.streamtrain.train.feedback.DeadLetterSerializer;
 import io.streamtrain.train.feedback.MetricsSerializer;
 import io.streamtrain.train.worker.WindowReport;
@@ -111,7 +114,9 @@ public final class TrainingJob {
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
                         new PartitionTail(bootstrap, stop),
-                        new PartitionLag(bootstrap, topic)))
+                        new PartitionLag(bootstrap, topic),
+                        new BatchCredits(bootstrap, TrainingOptions.appliedTopic(conf),
+                                conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis())))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
@@ -155,6 +160,17 @@ public final class TrainingJob {
                         .build())
                 .uid("streamtrain-feedback-sink")
                 .name("feedback-sink");
+
+        // Flow-control notices only (BatchCredits): a lost or repeated one changes pacing, not the model.
+        rows.getSideOutput(ParameterServer.APPLIED)
+                .sinkTo(KafkaSink.<PushApplied>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setRecordSerializer(new AppliedSerializer(TrainingOptions.appliedTopic(conf)))
+                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                        .setKafkaProducerConfig(producerProperties())
+                        .build())
+                .uid("streamtrain-applied-sink")
+                .name("applied-sink");
 
         gradients.getSideOutput(Worker.METRICS)
                 .union(rows.getSideOutput(ParameterServer.REPORTS).map(WindowReport::of).name("ps-reports"),

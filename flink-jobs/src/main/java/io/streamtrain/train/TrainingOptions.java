@@ -56,6 +56,30 @@ public final class TrainingOptions {
                                     + " record's, or when its partition has been idle this long (then it is emitted"
                                     + " after the next checkpoint, to keep replays deterministic).");
 
+    public static final ConfigOption<Integer> MAX_BATCHES_IN_FLIGHT =
+            ConfigOptions.key("streamtrain.train.max-batches-in-flight")
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription(
+                            "Flow control: batches per batcher subtask that may be pulled but not yet applied by the"
+                                    + " PS before the batcher waits. Bounds gradient staleness during a backlog. 0 = off.");
+
+    public static final ConfigOption<Duration> CREDIT_WAIT =
+            ConfigOptions.key("streamtrain.train.credit-wait")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(200))
+                    .withDescription(
+                            "The longest the batcher waits for a credit; when it runs out the bound is lifted until the"
+                                    + " batcher's next checkpoint (a checkpoint's barrier alignment at the PS is the usual cause).");
+
+    public static final ConfigOption<String> APPLIED_TOPIC =
+            ConfigOptions.key("streamtrain.train.applied-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic on which the PS announces each push it has handled (flow control only). Default:"
+                                    + " <topic>.applied. If it is missing, flow control is off and a warning is logged.");
+
     public static final ConfigOption<Integer> MAX_FEATURES =
             ConfigOptions.key("streamtrain.train.max-features")
                     .intType()
@@ -147,12 +171,25 @@ public final class TrainingOptions {
         return conf.getOptional(FEEDBACK_TOPIC).orElse(conf.get(TOPIC) + ".feedback");
     }
 
+    public static String appliedTopic(Configuration conf) {
+        return conf.getOptional(APPLIED_TOPIC).orElse(conf.get(TOPIC) + ".applied");
+    }
+
     public static String metricsTopic(Configuration conf) {
         return conf.getOptional(METRICS_TOPIC).orElse(conf.get(TOPIC) + ".metrics");
     }
 
     public static String deadLetterTopic(Configuration conf) {
         return conf.getOptional(DEAD_LETTER_TOPIC).orElse(conf.get(TOPIC) + ".dlq");
+    }
+
+    /** The topics a job writes besides the training topic, with the partitions a local run creates them with. */
+    public static Map<String, Integer> derivedTopics(Configuration conf) {
+        return Map.of(
+                feedbackTopic(conf), conf.get(FEEDBACK_PARTITIONS),
+                appliedTopic(conf), 1,
+                metricsTopic(conf), 1,
+                deadLetterTopic(conf), 1);
     }
 
     public static String examplesGroup(Configuration conf) {

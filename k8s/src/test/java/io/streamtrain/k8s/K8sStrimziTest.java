@@ -11,6 +11,7 @@ import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
 import io.strimzi.api.kafka.model.nodepool.ProcessRoles;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
 import io.streamtrain.train.TrainingOptions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -85,8 +86,9 @@ class K8sStrimziTest {
                 continue;
             }
             String what = r + ": " + ResourceKinds.describe(doc);
-            for (String topic : List.of(conf.get(TrainingOptions.TOPIC), TrainingOptions.feedbackTopic(conf),
-                    TrainingOptions.metricsTopic(conf), TrainingOptions.deadLetterTopic(conf))) {
+            List<String> topics = new ArrayList<>(TrainingOptions.derivedTopics(conf).keySet());
+            topics.add(conf.get(TrainingOptions.TOPIC));
+            for (String topic : topics) {
                 assertTrue(r.has("KafkaTopic", topic), what + ": no KafkaTopic " + topic);
             }
             int feedbackPartitions = r.get("KafkaTopic", TrainingOptions.feedbackTopic(conf)).path("spec").path("partitions").asInt();

@@ -3,6 +3,7 @@ package io.streamtrain.ps;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
+import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.EmbeddingRow;
@@ -23,7 +24,8 @@ import org.apache.flink.util.OutputTag;
  * The parameter server: keyed by PS key group, it answers pulls (input 1) with the current rows and
  * applies gradient pushes read back from the feedback topic (input 2). Each push carries its
  * mini-batch's (source partition, sequence number); the PS remembers the last one applied per
- * partition and key group and drops replays, so every batch changes every row at most once.
+ * partition and key group and drops replays, so every batch changes every row at most once. Every
+ * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control.
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
@@ -31,6 +33,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     /** Staleness quantiles, about once a second while pushes arrive (for the metrics topic). */
     public static final OutputTag<StalenessReport> REPORTS = new OutputTag<>("ps-reports") {};
+
+    /** One notice per push handled: lets the batcher bound the batches in flight (BatchCredits). */
+    public static final OutputTag<PushApplied> APPLIED = new OutputTag<>("push-applied") {};
 
     private final OptimizerConfig optimizerConfig;
     private final RowInitializer initializer;
@@ -85,6 +90,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         Long last = applied.get(push.sourcePartition);
         if (last != null && push.batchSeq <= last) {
             metrics.duplicatePushes.inc();
+            ctx.output(APPLIED, new PushApplied(push.sourcePartition, push.batchSeq, push.keyGroup));
             return;
         }
         long now = System.currentTimeMillis();
@@ -129,6 +135,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             lastReportAt = now;
             ctx.output(REPORTS, report(now));
         }
+        ctx.output(APPLIED, new PushApplied(push.sourcePartition, push.batchSeq, push.keyGroup));
     }
 
     private StalenessReport report(long now) {

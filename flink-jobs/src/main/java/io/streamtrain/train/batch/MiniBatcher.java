@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * or the durable seal. And a partition is sealed only when Kafka holds no record after the open
  * batch ({@link PartitionTail}): a replay, which looks idle for a moment while its restarted
  * source catches up, must not cut where the failed run cut later and already pushed beyond.
+ *
+ * <p>Before a batch goes out it waits for a credit ({@link BatchCredits}), which bounds the
+ * batches pulled but not yet applied, and so the staleness of their gradients.
  */
 public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, MiniBatch>
         implements CheckpointedFunction, CheckpointListener {
@@ -62,6 +65,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private final String topic;
     private final PartitionTail tail;
     private final PartitionLag lag;
+    private final BatchCredits credits;
 
     private transient ValueState<BatcherMeta> metaState;
     private transient ListState<BatchRecord> openBatch;
@@ -80,10 +84,11 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient long lastReportAt;
 
     public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
-                       String topic, PartitionTail tail, PartitionLag lag) {
+                       String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits) {
         this.topic = topic;
         this.tail = tail;
         this.lag = lag;
+        this.credits = credits;
         this.keyGroups = keyGroups;
         this.batchSize = batchSize;
         this.maxWaitMs = maxWaitMs;
@@ -101,6 +106,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     @Override
     public void snapshotState(FunctionSnapshotContext context) {
         lastStartedSnapshot = Math.max(lastStartedSnapshot, context.getCheckpointId());
+        credits.resume();
     }
 
     @Override
@@ -122,6 +128,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         deadLettersByReason = new HashMap<>();
         metricGroup = group;
         lag.open(group);
+        credits.open(group);
     }
 
     @Override
@@ -227,9 +234,11 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         openBatch.clear();
         BatchAssembler.Assembled assembled =
                 BatchAssembler.assemble(keyGroups, batch.meta.partition, batch.meta.nextSeq, records);
+        credits.awaitCredit();
         for (PullRequest pull : assembled.pulls()) {
             ctx.output(PULLS, pull);
         }
+        credits.sent(batch.meta.partition, batch.meta.nextSeq, assembled.pulls().size());
         out.collect(assembled.batch());
         batch.meta.nextSeq++;
         metaState.update(batch.meta);
@@ -273,6 +282,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     public void close() throws Exception {
         tail.close();
         lag.close();
+        credits.close();
         super.close();
     }
 

@@ -59,10 +59,7 @@ public final class BackfillRun {
             if (!kafka.topicExists(topic)) {
                 throw new IllegalArgumentException("topic " + topic + " does not exist: nothing to backfill");
             }
-            kafka.ensureTopics(Map.of(
-                    feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
-                    metricsTopic, 1,
-                    deadLetterTopic, 1));
+            kafka.ensureTopics(TrainingOptions.derivedTopics(conf));
             Optional<Path> restore = Optional.empty();
             BackfillRange.Bound from = b.from();
             if (b.fromSavepoint() != null) {

@@ -89,11 +89,8 @@ public final class TrainingRun {
         PrintStream out = s.progress();
 
         try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
-            kafka.ensureTopics(Map.of(
-                    topic, 4,
-                    feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
-                    metricsTopic, 1,
-                    deadLetterTopic, 1));
+            kafka.ensureTopics(Map.of(topic, 4));
+            kafka.ensureTopics(TrainingOptions.derivedTopics(conf));
 
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
             Optional<Handover> handover = Optional.empty();

@@ -1,0 +1,181 @@
+package io.streamtrain.train.batch;
+
+import io.streamtrain.ps.message.PushApplied;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Properties;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Credit-based flow control for one batcher subtask: before it sends another batch, at most
+ * {@code maxInFlight} of its batches may be pulled but not yet applied by the PS. The PS announces
+ * every push it handles on the applied topic ({@link PushApplied}); a batch is done when all its
+ * pushes (one per pull) are announced. Without this bound the PS answers pulls faster than it
+ * applies pushes during a backlog, and gradients get seconds stale (docs/ARCHITECTURE.md,
+ * "Staleness").
+ *
+ * <p>Only pacing depends on it, never the model. It waits at most {@code maxWaitMs}; a wait that
+ * runs out suspends the bound until the batcher's next snapshot, because the likely cause is a
+ * checkpoint: the PS, aligning barriers, holds its push input until the batcher forwards its
+ * barrier, which it cannot do while it waits.
+ */
+public final class BatchCredits implements Serializable, AutoCloseable {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(BatchCredits.class);
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
+    private static final int REMEMBERED_FACTOR = 16;
+
+    private final String bootstrapServers;
+    private final String topic;
+    private final int maxInFlight;
+    private final long maxWaitMs;
+
+    private transient KafkaConsumer<byte[], byte[]> consumer;
+    /** (source partition, batch sequence) → pushes not yet announced, oldest first. */
+    private transient LinkedHashMap<BatchId, int[]> inFlight;
+    private transient boolean suspended;
+    private transient Counter waitedMs;
+    private transient Counter waitsRunOut;
+
+    /**
+     * @param maxInFlight batches per batcher subtask pulled but not yet applied; 0 turns flow control off
+     * @param maxWaitMs the longest one wait for a credit may take
+     */
+    public BatchCredits(String bootstrapServers, String topic, int maxInFlight, long maxWaitMs) {
+        this.bootstrapServers = bootstrapServers;
+        this.topic = topic;
+        this.maxInFlight = maxInFlight;
+        this.maxWaitMs = maxWaitMs;
+    }
+
+    /** Starts following the applied topic from its end: only this run's batches count. */
+    public void open(MetricGroup batcherGroup) {
+        inFlight = new LinkedHashMap<>();
+        waitedMs = batcherGroup.counter("creditWaitMs");
+        waitsRunOut = batcherGroup.counter("creditWaitsRunOut");
+        batcherGroup.gauge("batchesInFlight", () -> inFlight == null ? 0 : inFlight.size());
+        if (maxInFlight <= 0) {
+            return;
+        }
+        try {
+            consumer = newConsumer();
+            List<PartitionInfo> partitions = consumer.partitionsFor(topic, REQUEST_TIMEOUT);
+            if (partitions == null || partitions.isEmpty()) {
+                disable("topic " + topic + " does not exist");
+                return;
+            }
+            List<TopicPartition> assigned = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(assigned);
+            consumer.seekToEnd(assigned);
+            assigned.forEach(tp -> consumer.position(tp, REQUEST_TIMEOUT));
+        } catch (KafkaException e) {
+            disable(e.toString());
+        }
+    }
+
+    /** A batch went out with {@code pushes} pulls; it holds a credit until all its pushes are announced. */
+    public void sent(int sourcePartition, long batchSeq, int pushes) {
+        if (consumer == null || pushes == 0) {
+            return;
+        }
+        inFlight.put(new BatchId(sourcePartition, batchSeq), new int[] {pushes});
+        Iterator<BatchId> oldest = inFlight.keySet().iterator();
+        while (inFlight.size() > maxInFlight * REMEMBERED_FACTOR) {
+            oldest.next();
+            oldest.remove();
+        }
+    }
+
+    /** Returns once fewer than {@code maxInFlight} batches are in flight, or the wait ran out. */
+    public void awaitCredit() {
+        if (consumer == null) {
+            return;
+        }
+        drain(Duration.ZERO);
+        if (suspended || inFlight.size() < maxInFlight) {
+            return;
+        }
+        long start = System.currentTimeMillis();
+        long deadline = start + maxWaitMs;
+        while (consumer != null && inFlight.size() >= maxInFlight) {
+            long left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                suspended = true;
+                waitsRunOut.inc();
+                break;
+            }
+            drain(Duration.ofMillis(left));
+        }
+        waitedMs.inc(System.currentTimeMillis() - start);
+    }
+
+    /** The batcher's barrier has passed: a wait can no longer hold up a checkpoint's alignment. */
+    public void resume() {
+        suspended = false;
+    }
+
+    private void drain(Duration timeout) {
+        try {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
+                PushApplied applied = PushApplied.fromBytes(r.value());
+                if (applied == null) {
+                    continue;
+                }
+                BatchId id = new BatchId(applied.sourcePartition, applied.batchSeq);
+                int[] left = inFlight.get(id);
+                if (left != null && --left[0] <= 0) {
+                    inFlight.remove(id);
+                }
+            }
+        } catch (KafkaException e) {
+            disable(e.toString());
+        }
+    }
+
+    private void disable(String why) {
+        LOG.warn("batch flow control off for this run (batches in flight unbounded): {}", why);
+        close();
+    }
+
+    private KafkaConsumer<byte[], byte[]> newConsumer() {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "5");
+        p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits");
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @Override
+    public void close() {
+        if (consumer != null) {
+            try {
+                consumer.close(Duration.ofSeconds(1));
+            } catch (KafkaException e) {
+                LOG.debug("closing the credits consumer", e);
+            }
+            consumer = null;
+        }
+    }
+
+    private record BatchId(int sourcePartition, long batchSeq) {}
+
+    /** For tests: batches currently holding a credit. */
+    int inFlight() {
+        return inFlight.size();
+    }
+}
