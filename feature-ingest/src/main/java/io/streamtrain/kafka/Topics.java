@@ -48,11 +48,16 @@ public final class Topics {
     }
 
     public static void ensure(Admin admin, Map<String, Integer> topics) {
+        ensure(admin, topics, Map.of());
+    }
+
+    /** As {@link #ensure(Admin, Map)}, creating missing topics with the given topic configs (e.g. compaction). */
+    public static void ensure(Admin admin, Map<String, Integer> topics, Map<String, String> configs) {
         if (topics.isEmpty()) {
             return;
         }
         List<NewTopic> wanted = new ArrayList<>();
-        topics.forEach((name, partitions) -> wanted.add(new NewTopic(name, partitions, (short) -1)));
+        topics.forEach((name, partitions) -> wanted.add(new NewTopic(name, partitions, (short) -1).configs(configs)));
         CreateTopicsResult result = admin.createTopics(wanted);
         result.values().forEach((name, future) -> {
             try {

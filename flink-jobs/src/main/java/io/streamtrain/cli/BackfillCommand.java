@@ -1,19 +1,16 @@
 package io.streamtrain.cli;
 
-import io.streamtrain.ps.PsOptions;
-import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.BackfillRange;
 import io.streamtrain.train.run.BackfillRun;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code streamtrain backfill}: the training job over a bounded range of history, ending with a savepoint. */
@@ -23,11 +20,8 @@ import picocli.CommandLine.Option;
                 + "--out-savepoint that `train --from-savepoint` continues from without a gap or an overlap. Bad records go to "
                 + "the dead-letter topic as in streaming. Prints progress with an ETA; the last line is a machine-readable summary.")
 public final class BackfillCommand implements Callable<Integer> {
-    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-    String bootstrap;
-
-    @Option(names = "--topic", required = true, description = "Training topic (Avro Example records).")
-    String topic;
+    @Mixin
+    TrainingJobOptions job;
 
     @ArgGroup(exclusive = true)
     Start start;
@@ -64,35 +58,8 @@ public final class BackfillCommand implements Callable<Integer> {
             description = "Where the final savepoint, model.json and handover.json go.")
     Path outSavepoint;
 
-    @Option(names = "--name", defaultValue = "streamtrain", description = "Model name: consumer groups and transactional ids (default: ${DEFAULT-VALUE}).")
-    String name;
-
-    @Option(names = "--model", defaultValue = "fm", description = "lr or fm (default: ${DEFAULT-VALUE}).")
-    String model;
-
-    @Option(names = "--dim", defaultValue = "8", description = "Embedding dimension for fm (default: ${DEFAULT-VALUE}).")
-    int dim;
-
-    @Option(names = "--optimizer", defaultValue = "adagrad", description = "sgd, adagrad, ftrl or count (default: ${DEFAULT-VALUE}).")
-    String optimizer;
-
-    @Option(names = "--learning-rate", description = "Step size (default: 0.1).")
-    Double learningRate;
-
     @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
     int parallelism;
-
-    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
-    int batchSize;
-
-    @Option(names = "--max-wait", defaultValue = "500ms", converter = DurationConverter.class, description = "Batch max wait (default: ${DEFAULT-VALUE}).")
-    Duration maxWait;
-
-    @Option(names = "--checkpoint-interval", defaultValue = "2s", converter = DurationConverter.class, description = "Checkpoint interval (default: ${DEFAULT-VALUE}).")
-    Duration checkpointInterval;
-
-    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key.")
-    Map<String, String> extra = new LinkedHashMap<>();
 
     @Override
     public Integer call() throws Exception {
@@ -102,24 +69,13 @@ public final class BackfillCommand implements Callable<Integer> {
     }
 
     BackfillRun.Settings settings() {
-        Configuration conf = Configuration.fromMap(extra);
-        conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
-        conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, name);
-        conf.set(TrainingOptions.MODEL, model);
-        conf.set(TrainingOptions.BATCH_SIZE, batchSize);
-        conf.set(TrainingOptions.MAX_WAIT, maxWait);
-        conf.set(PsOptions.DIM, dim);
-        conf.set(PsOptions.OPTIMIZER, optimizer);
-        if (learningRate != null) {
-            conf.set(PsOptions.LEARNING_RATE, learningRate);
-        }
+        Configuration conf = job.configuration();
         BackfillRange.Bound from = start == null ? null
                 : start.time != null ? BackfillRange.Bound.ofTime(start.time) : BackfillRange.Bound.ofOffsets(start.offsets);
         BackfillRange.Bound to = end == null ? BackfillRange.Bound.ofTime("latest")
                 : end.time != null ? BackfillRange.Bound.ofTime(end.time) : BackfillRange.Bound.ofOffsets(end.offsets);
         TrainingRun.Settings training = new TrainingRun.Settings(conf, outSavepoint.resolve("checkpoints"), parallelism,
-                checkpointInterval, null, false, System.err);
+                job.checkpointInterval, null, false, System.err);
         return new BackfillRun.Settings(training, from, to, fromSavepoint, outSavepoint);
     }
 }

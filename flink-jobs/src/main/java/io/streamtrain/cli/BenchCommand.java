@@ -32,8 +32,9 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at "
                 + "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness "
-                + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead.",
-        subcommands = ElasticBenchCommand.class)
+                + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead; "
+                + "`bench freshness` times a record's way from Kafka to a published model update.",
+        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
     int examples;

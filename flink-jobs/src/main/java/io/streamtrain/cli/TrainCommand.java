@@ -1,17 +1,15 @@
 package io.streamtrain.cli;
 
-import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.Prometheus;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code streamtrain train}: continuous training on a Flink inside this process, or on a local reactive cluster. */
@@ -19,32 +17,11 @@ import picocli.CommandLine.Option;
         description = "Trains a model continuously from a Kafka topic of Avro examples, exactly once across failures. "
                 + "Resumes from the newest retained checkpoint in --checkpoint-dir. The last line is a machine-readable summary.")
 public final class TrainCommand implements Callable<Integer> {
-    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-    String bootstrap;
-
-    @Option(names = "--topic", required = true, description = "Training topic (Avro Example records).")
-    String topic;
-
-    @Option(names = "--name", defaultValue = "streamtrain", description = "Model name: consumer groups and transactional ids (default: ${DEFAULT-VALUE}).")
-    String name;
-
-    @Option(names = "--model", defaultValue = "fm", description = "lr or fm (default: ${DEFAULT-VALUE}).")
-    String model;
-
-    @Option(names = "--dim", defaultValue = "8", description = "Embedding dimension for fm (default: ${DEFAULT-VALUE}).")
-    int dim;
-
-    @Option(names = "--optimizer", defaultValue = "adagrad", description = "sgd, adagrad, ftrl or count (default: ${DEFAULT-VALUE}).")
-    String optimizer;
-
-    @Option(names = "--learning-rate", description = "Step size (default: 0.1).")
-    Double learningRate;
+    @Mixin
+    TrainingJobOptions job;
 
     @Option(names = "--checkpoint-dir", defaultValue = ".streamtrain/checkpoints", description = "Retained checkpoints (default: ${DEFAULT-VALUE}).")
     Path checkpointDir;
-
-    @Option(names = "--checkpoint-interval", defaultValue = "2s", converter = DurationConverter.class, description = "Checkpoint interval (default: ${DEFAULT-VALUE}).")
-    Duration checkpointInterval;
 
     @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism on the local Flink (default: ${DEFAULT-VALUE}); on a --cluster the TaskManagers' slots decide.")
     int parallelism;
@@ -52,18 +29,6 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--cluster", paramLabel = "DIR",
             description = "Run on the local reactive cluster in DIR (see `streamtrain cluster start`) instead of a Flink inside this process.")
     Path cluster;
-
-    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
-    int batchSize;
-
-    @Option(names = "--max-wait", defaultValue = "500ms", converter = DurationConverter.class, description = "Batch max wait (default: ${DEFAULT-VALUE}).")
-    Duration maxWait;
-
-    @Option(names = "--min-frequency", defaultValue = "1", description = "Admit a feature's row after this many occurrences (default: ${DEFAULT-VALUE}).")
-    int minFrequency;
-
-    @Option(names = "--row-ttl", converter = DurationConverter.class, description = "Expire rows not updated for this long (e.g. 7d).")
-    Duration rowTtl;
 
     @Option(names = "--until-idle", converter = DurationConverter.class,
             description = "Stop cleanly once the topic has had no new records for this long (e.g. 10s); default: run until interrupted.")
@@ -87,9 +52,6 @@ public final class TrainCommand implements Callable<Integer> {
             description = "Flink's Prometheus reporter (metrics.reporter.prom.port): the first free port of the range serves /metrics on every interface (default: ${DEFAULT-VALUE}; off: no reporter).")
     String prometheusPort;
 
-    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key.")
-    Map<String, String> extra = new LinkedHashMap<>();
-
     @Override
     public Integer call() throws Exception {
         TrainingSummary summary = TrainingRun.run(settings());
@@ -98,25 +60,10 @@ public final class TrainCommand implements Callable<Integer> {
     }
 
     TrainingRun.Settings settings() {
-        Configuration conf = Prometheus.enable(Configuration.fromMap(extra), prometheusPort);
-        conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
-        conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, name);
-        conf.set(TrainingOptions.MODEL, model);
-        conf.set(TrainingOptions.BATCH_SIZE, batchSize);
-        conf.set(TrainingOptions.MAX_WAIT, maxWait);
+        Configuration conf = Prometheus.enable(job.configuration(), prometheusPort);
         conf.set(TrainingOptions.START_FROM, startFrom);
         conf.set(TrainingOptions.INJECT_FAILURE_AFTER, injectFailureAfter);
-        conf.set(PsOptions.DIM, dim);
-        conf.set(PsOptions.OPTIMIZER, optimizer);
-        conf.set(PsOptions.MIN_FREQUENCY, minFrequency);
-        if (learningRate != null) {
-            conf.set(PsOptions.LEARNING_RATE, learningRate);
-        }
-        if (rowTtl != null) {
-            conf.set(PsOptions.ROW_TTL, rowTtl);
-        }
-        TrainingRun.Settings local = new TrainingRun.Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, !noResume, System.err);
+        TrainingRun.Settings local = new TrainingRun.Settings(conf, checkpointDir, parallelism, job.checkpointInterval, untilIdle, !noResume, System.err);
         if (fromSavepoint != null) {
             local = local.fromSavepoint(fromSavepoint);
         }

@@ -6,7 +6,6 @@ import io.streamtrain.train.batch.Rejected;
 import io.streamtrain.train.feedback.DeadLetterSerializer;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
@@ -63,7 +62,7 @@ public final class JoinJob {
                         .setRecordSerializer(new JoinedExampleSerializer(outTopic))
                         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                         .setTransactionalIdPrefix(name + "-out")
-                        .setKafkaProducerConfig(transactionalProducer())
+                        .setKafkaProducerConfig(TrainingJob.transactionalProducerProperties())
                         .build())
                 .uid("streamtrain-join-sink")
                 .name("examples-sink");
@@ -75,7 +74,7 @@ public final class JoinJob {
                         .setRecordSerializer(new DeadLetterSerializer(JoinOptions.deadLetterTopic(conf)))
                         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                         .setTransactionalIdPrefix(name + "-dlq")
-                        .setKafkaProducerConfig(transactionalProducer())
+                        .setKafkaProducerConfig(TrainingJob.transactionalProducerProperties())
                         .build())
                 .uid("streamtrain-join-dead-letter-sink")
                 .name("dead-letter-sink");
@@ -118,17 +117,6 @@ public final class JoinJob {
 
     public static String jobName(Configuration conf) {
         return "streamtrain-join " + conf.get(JoinOptions.NAME);
-    }
-
-    private static Properties transactionalProducer() {
-        Properties p = new Properties();
-        p.setProperty("enable.idempotence", "true");
-        p.setProperty("acks", "all");
-        p.setProperty("linger.ms", "5");
-        p.setProperty("compression.type", "lz4");
-        // Above checkpoint + restart time, at or below the broker's transaction.max.timeout.ms (15 min default).
-        p.setProperty("transaction.timeout.ms", "600000");
-        return p;
     }
 
     private static OffsetsInitializer startingOffsets(String startFrom) {

@@ -10,6 +10,7 @@ import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.message.PushApplied;
+import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.BatchCredits;
@@ -22,6 +23,7 @@ import io.streamtrain.train.batch.SourceRecord;
 import io.streamtrain.train.batch.SourceRecordDeserializer;
 import io.streamtrain.train.batch.Rejected;
 import io.streamtrain.train.feedback.AppliedSerializer;
+import io.streamtrain.train.feedback.ModelUpdateSerializer;
 import io.streamtrain.train.feedback.DeadLetterSerializer;
 import io.streamtrain.train.feedback.MetricsSerializer;
 import io.streamtrain.train.worker.WindowReport;
@@ -83,10 +85,12 @@ public final class TrainingJob {
         ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
         int dim = conf.get(PsOptions.DIM);
 
-        // A backfill's source stops at the range's end but stays unbounded (never finishes): a
-        // finished task would be restored as finished, so streaming could not continue from it.
+        // A backfill's source has no stopping offsets: the batcher ignores records at or after the
+        // range's end (PartitionTail.beyondRange). A split that finished could not be continued
+        // from a savepoint, and the Kafka source does not reliably commit a finished split's last
+        // offset (its fetcher may be gone), which is what the backfill's done rule reads.
         // It has its own uid and group, so a streaming job restored from it starts its source at
-        // the hand-over offsets instead of inheriting splits marked done.
+        // the hand-over offsets.
         Map<Integer, Long> stop = conf.getOptional(TrainingOptions.STOP_OFFSETS)
                 .map(TrainingOptions::partitionOffsets).orElse(Map.of());
         boolean backfill = !stop.isEmpty();
@@ -98,11 +102,8 @@ public final class TrainingJob {
                 .setDeserializer(new SourceRecordDeserializer())
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
-        if (backfill) {
-            examplesBuilder.setUnbounded(OffsetsInitializer.offsets(topicPartitions(topic, stop)));
-        }
         DataStream<SourceRecord> records = env.fromSource(examplesBuilder.build(), WatermarkStrategy.noWatermarks(), "examples")
-                .uid(backfill ? BACKFILL_SOURCE_UID : EXAMPLES_SOURCE_UID);
+                .uid(backfill ? backfillSourceUid(stop) : EXAMPLES_SOURCE_UID);
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
@@ -140,7 +141,8 @@ public final class TrainingJob {
                         OptimizerConfig.from(conf),
                         RowInitializer.from(conf, kind),
                         conf.get(PsOptions.MIN_FREQUENCY),
-                        conf.getOptional(PsOptions.ROW_TTL).orElse(null)))
+                        conf.getOptional(PsOptions.ROW_TTL).orElse(null),
+                        conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC)))
                 .uid(PsState.PS_UID)
                 .name("parameter-server");
 
@@ -184,8 +186,20 @@ public final class TrainingJob {
                 .name("metrics-sink");
 
         // Dead letters are counted by users: exactly once, so a replay does not repeat them.
-        Properties transactional = producerProperties();
-        transactional.setProperty("transaction.timeout.ms", "600000");
+        Properties transactional = transactionalProducerProperties();
+        // Exactly once too: a follower sees a row's update only once its checkpoint completed, so
+        // serving never shows an update that a recovery takes back.
+        conf.getOptional(TrainingOptions.MODEL_UPDATES_TOPIC).ifPresent(updatesTopic -> rows
+                .getSideOutput(ParameterServer.ROWS_CHANGED)
+                .sinkTo(KafkaSink.<RowChanged>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setRecordSerializer(new ModelUpdateSerializer(updatesTopic))
+                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                        .setTransactionalIdPrefix(conf.get(TrainingOptions.NAME) + "-updates")
+                        .setKafkaProducerConfig(transactional)
+                        .build())
+                .uid("streamtrain-model-updates-sink")
+                .name("model-updates-sink"));
         batches.getSideOutput(MiniBatcher.DEAD_LETTERS)
                 .sinkTo(KafkaSink.<Rejected>builder()
                         .setBootstrapServers(bootstrap)
@@ -228,6 +242,14 @@ public final class TrainingJob {
         }
     }
 
+    /**
+     * One uid per range end: a backfill that continues an earlier one's savepoint must not take
+     * over that source's positions (it read on past its range); its state is left unclaimed.
+     */
+    static String backfillSourceUid(Map<Integer, Long> stop) {
+        return BACKFILL_SOURCE_UID + "-" + Integer.toHexString(new java.util.TreeMap<>(stop).toString().hashCode());
+    }
+
     private static Map<TopicPartition, Long> topicPartitions(String topic, Map<Integer, Long> offsets) {
         Map<TopicPartition, Long> result = new HashMap<>();
         offsets.forEach((p, o) -> result.put(new TopicPartition(topic, p), o));
@@ -238,12 +260,20 @@ public final class TrainingJob {
         return "streamtrain-train " + conf.get(TrainingOptions.NAME);
     }
 
-    private static Properties producerProperties() {
+    /** What every Kafka sink of our jobs produces with: idempotent, acknowledged by all replicas, compressed. */
+    public static Properties producerProperties() {
         Properties p = new Properties();
         p.setProperty("enable.idempotence", "true");
         p.setProperty("acks", "all");
         p.setProperty("linger.ms", "2");
         p.setProperty("compression.type", "lz4");
+        return p;
+    }
+
+    /** For exactly-once sinks: a transaction timeout above checkpoint + restart time, at or below the broker's transaction.max.timeout.ms (15 min by default). */
+    public static Properties transactionalProducerProperties() {
+        Properties p = producerProperties();
+        p.setProperty("transaction.timeout.ms", "600000");
         return p;
     }
 

@@ -80,6 +80,21 @@ public final class TrainingOptions {
                             "Topic on which the PS announces each push it has handled (flow control only). Default:"
                                     + " <topic>.applied. If it is missing, flow control is off and a warning is logged.");
 
+    public static final ConfigOption<String> MODEL_UPDATES_TOPIC =
+            ConfigOptions.key("streamtrain.train.model-updates-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "When set, the PS publishes every row it changes to this compacted topic (key and value in"
+                                    + " the serving bundle's row layout), exactly once: a row's update becomes visible when"
+                                    + " the checkpoint that holds it completes. `serve --follow` applies it. Unset: off.");
+
+    public static final ConfigOption<Integer> MODEL_UPDATES_PARTITIONS =
+            ConfigOptions.key("streamtrain.train.model-updates-partitions")
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription("Partitions of the model-updates topic when a local run creates it.");
+
     public static final ConfigOption<Integer> MAX_FEATURES =
             ConfigOptions.key("streamtrain.train.max-features")
                     .intType()
@@ -143,9 +158,9 @@ public final class TrainingOptions {
                     .mapType()
                     .noDefaultValue()
                     .withDescription(
-                            "Makes the job a backfill: the examples source stops each partition at this"
-                                    + " (exclusive) offset, partition:offset pairs; the batcher closes the last"
-                                    + " batch of a partition that reached it. Set by streamtrain backfill.");
+                            "Makes the job a backfill: the batcher ignores every record at or after this"
+                                    + " (exclusive) offset of its partition, partition:offset pairs, and closes the"
+                                    + " last batch of a partition that reached it. Set by streamtrain backfill.");
 
     /** Partition → offset from a map option's string pairs. */
     public static Map<Integer, Long> partitionOffsets(Map<String, String> pairs) {

@@ -33,8 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Backfill: a bounded range through the same pipeline, a savepoint at its end, and streaming
- * training continuing from it. The count oracle of {@link ExactlyOnceIT} checks both halves.
+ * Backfill: a bounded range through the same pipeline, a savepoint at its end, a second backfill
+ * and then streaming training continuing from it. The count oracle of {@link ExactlyOnceIT} checks
+ * every step.
  */
 class BackfillIT {
     private final KafkaFixture kafka = KafkaFixture.shared();
@@ -47,36 +48,47 @@ class BackfillIT {
         Map<Long, Long> truthAtCut;
         long goodAtCut;
         Map<Integer, Long> cut;
-        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+        Map<Integer, Long> secondCut;
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer();
+                KafkaProgress progress = new KafkaProgress(kafka.bootstrapServers())) {
             examples.produce(producer, topic, 6_000);
             sendBad(producer, topic, 2);
             truthAtCut = new HashMap<>(examples.trueCounts);
             goodAtCut = examples.good;
-            try (KafkaProgress progress = new KafkaProgress(kafka.bootstrapServers())) {
-                cut = byPartition(progress.endOffsets(topic));
-            }
-            // History goes on beyond the backfill's range: the backfill must stop at the cut.
+            cut = byPartition(progress.endOffsets(topic));
+            // History goes on beyond each backfill's range: a backfill must stop at its cut.
+            examples.produce(producer, topic, 3_000);
+            sendBad(producer, topic, 1);
+            secondCut = byPartition(progress.endOffsets(topic));
             examples.produce(producer, topic, 4_000);
             sendBad(producer, topic, 1);
         }
 
-        Path out = dir.resolve("backfill");
+        Path first = dir.resolve("backfill");
         TrainingSummary backfill = BackfillRun.run(new BackfillRun.Settings(
-                settings(topic, dir.resolve("unused"), null), BackfillRange.Bound.ofTime("earliest"), BackfillRange.Bound.ofOffsets(cut), null, out));
+                settings(topic, dir.resolve("unused"), null), BackfillRange.Bound.ofTime("earliest"), BackfillRange.Bound.ofOffsets(cut), null, first));
         System.err.println("backfill: " + backfill.line());
         assertEquals(6_002, backfill.records(), "the backfill read exactly its range: " + backfill.line());
         assertEquals(2, backfill.deadLetters(), "bad records in history are dead-lettered as in streaming: " + backfill.line());
-        assertEquals(cut, Handover.find(out).orElseThrow().offsets(), "the hand-over is the range's end");
-        TestExamples.assertCountedExactlyOnce(rows(out), goodAtCut, truthAtCut);
+        assertEquals(cut, Handover.find(first).orElseThrow().offsets(), "the hand-over is the range's end");
+        TestExamples.assertCountedExactlyOnce(rows(first), goodAtCut, truthAtCut);
+
+        // A second backfill continues the first one's model where its range ended (no --from).
+        Path second = dir.resolve("backfill-2");
+        TrainingSummary continued = BackfillRun.run(new BackfillRun.Settings(
+                settings(topic, dir.resolve("unused-2"), null), null, BackfillRange.Bound.ofOffsets(secondCut), first, second));
+        System.err.println("continued backfill: " + continued.line());
+        assertEquals(3_001, continued.records(), "the continued backfill read exactly the next range: " + continued.line());
+        assertEquals(secondCut, Handover.find(second).orElseThrow().offsets());
 
         Path checkpoints = dir.resolve("streaming");
-        TrainingSummary streaming = TrainingRun.run(settings(topic, checkpoints, Duration.ofSeconds(4)).fromSavepoint(out));
+        TrainingSummary streaming = TrainingRun.run(settings(topic, checkpoints, Duration.ofSeconds(4)).fromSavepoint(second));
         System.err.println("streaming: " + streaming.line());
         assertEquals(4_001, streaming.records(), "streaming started exactly at the hand-over: " + streaming.line());
         examples.assertCountedExactlyOnce(rows(checkpoints));
 
         List<ConsumerRecord<byte[], byte[]>> dead = kafka.readAll(topic + ".dlq", true, Duration.ofSeconds(10));
-        assertEquals(3, dead.size(), "each bad record dead-lettered once across backfill and streaming");
+        assertEquals(4, dead.size(), "each bad record dead-lettered once across two backfills and streaming");
         AvroCodec<DeadLetter> codec = AvroCodec.of(DeadLetter.class);
         for (ConsumerRecord<byte[], byte[]> r : dead) {
             assertEquals("not-avro", codec.decode(r.value()).getReason());

@@ -4,6 +4,7 @@ import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.message.PushApplied;
+import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.EmbeddingRow;
@@ -37,10 +38,14 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     /** One notice per push handled: lets the batcher bound the batches in flight (BatchCredits). */
     public static final OutputTag<PushApplied> APPLIED = new OutputTag<>("push-applied") {};
 
+    /** Every row a push changed, when the job publishes model updates (serving follows them). */
+    public static final OutputTag<RowChanged> ROWS_CHANGED = new OutputTag<>("rows-changed") {};
+
     private final OptimizerConfig optimizerConfig;
     private final RowInitializer initializer;
     private final int minFrequency;
     private final Duration rowTtl;
+    private final boolean publishChangedRows;
 
     private transient Optimizer optimizer;
     private transient MapState<Long, EmbeddingRow> rows;
@@ -49,11 +54,14 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient PsMetrics metrics;
     private transient long lastReportAt;
 
-    public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl) {
+    /** @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED} */
+    public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl,
+                           boolean publishChangedRows) {
         this.optimizerConfig = optimizerConfig;
         this.initializer = initializer;
         this.minFrequency = Math.max(1, minFrequency);
         this.rowTtl = rowTtl;
+        this.publishChangedRows = publishChangedRows;
     }
 
     @Override
@@ -127,6 +135,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.count += occ;
             row.updatedAt = now;
             rows.put(key, row);
+            if (publishChangedRows) {
+                ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights, now));
+            }
         }
         applied.put(push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();

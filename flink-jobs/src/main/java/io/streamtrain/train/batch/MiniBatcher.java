@@ -79,6 +79,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient Counter deadLetterCounter;
     private transient Counter recordsCounter;
     private transient Counter duplicateCounter;
+    private transient Counter beyondRangeCounter;
     private transient Map<String, Counter> deadLettersByReason;
     private transient MetricGroup metricGroup;
     private transient long lastReportAt;
@@ -125,6 +126,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         deadLetterCounter = group.counter("deadLetters");
         recordsCounter = group.counter("recordsIn");
         duplicateCounter = group.counter("duplicateRecordsDropped");
+        beyondRangeCounter = group.counter("recordsBeyondRange");
         deadLettersByReason = new HashMap<>();
         metricGroup = group;
         lag.open(group);
@@ -134,8 +136,12 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     @Override
     public void processElement(SourceRecord record, Context ctx, Collector<MiniBatch> out) throws Exception {
         maybeInjectFailure();
-        recordsCounter.inc();
         maybeReport(ctx);
+        if (tail.beyondRange(record.partition, record.offset)) {
+            beyondRangeCounter.inc(); // a backfill's source reads on past its range (see TrainingJob)
+            return;
+        }
+        recordsCounter.inc();
         OpenBatch batch = load(ctx.getCurrentKey(), record.partition);
         if (record.offset < batch.meta.nextOffset) {
             // The source delivered a record this run has already taken: cutting it again would

@@ -41,6 +41,11 @@ public final class PartitionTail implements Serializable, AutoCloseable {
         this.stopOffsets = new HashMap<>(stopOffsets);
     }
 
+    /** True for a record at or after a backfill's range end: the batcher ignores it. */
+    public boolean beyondRange(int partition, long offset) {
+        return offset >= stopOffsets.getOrDefault(partition, Long.MAX_VALUE);
+    }
+
     /**
      * True only if no committed record exists at or after {@code offset} (in a backfill: before
      * the partition's stop offset); false when there is one or when that could not be settled

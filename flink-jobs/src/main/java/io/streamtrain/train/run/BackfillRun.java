@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.kafka.common.TopicPartition;
@@ -29,7 +28,6 @@ import org.apache.kafka.common.TopicPartition;
  * partition has been emitted, trained and applied). Only then is the job stopped with a savepoint.
  */
 public final class BackfillRun {
-    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
     private static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
 
     /**
@@ -59,7 +57,7 @@ public final class BackfillRun {
             if (!kafka.topicExists(topic)) {
                 throw new IllegalArgumentException("topic " + topic + " does not exist: nothing to backfill");
             }
-            kafka.ensureTopics(TrainingOptions.derivedTopics(conf));
+            kafka.ensureJobTopics(conf);
             Optional<Path> restore = Optional.empty();
             BackfillRange.Bound from = b.from();
             if (b.fromSavepoint() != null) {
@@ -93,23 +91,8 @@ public final class BackfillRun {
                 ProgressWatch watch = new ProgressWatch(kafka, group, TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
                         range.fromOffsets(), feedbackFrom, range::toOffsets);
                 long started = System.nanoTime();
-                long lastProgress = 0;
-                while (true) {
-                    JobStatus status = flink.status();
-                    if (status.isGloballyTerminalState()) {
-                        throw new IllegalStateException("backfill job ended " + status, flink.failureCause());
-                    }
-                    watch.poll();
-                    long now = System.nanoTime();
-                    if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
-                        lastProgress = now;
-                        out.println(progressLine(watch, range, metrics, (now - started) / 1e9));
-                    }
-                    if (watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0) {
-                        break;
-                    }
-                    Thread.sleep(500);
-                }
+                watch.awaitDone(flink, "backfill", out, seconds -> progressLine(watch, range, metrics, seconds),
+                        () -> watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0);
                 JobMonitor monitor = flink.monitor();
                 JobMonitor.Checkpoints cps = monitor.checkpoints();
                 long restarts = monitor.restarts();

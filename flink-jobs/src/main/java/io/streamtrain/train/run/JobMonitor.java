@@ -135,7 +135,11 @@ public final class JobMonitor {
 
     public long restarts() throws Exception {
         JsonNode n = get("/jobs/" + job + "/metrics?get=numRestarts");
-        return n.isArray() && n.size() > 0 ? n.get(0).path("value").asLong() : 0;
+        if (n.isArray() && n.size() > 0) {
+            return n.get(0).path("value").asLong();
+        }
+        // A finished job reports no metrics; its exception history still lists each failover.
+        return get("/jobs/" + job + "/exceptions?maxExceptions=1000").path("exceptionHistory").path("entries").size();
     }
 
     /**

@@ -8,6 +8,9 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 import io.streamtrain.kafka.Topics;
+import io.streamtrain.train.TrainingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -38,6 +41,21 @@ public final class KafkaProgress implements AutoCloseable {
     /** Creates each topic (name → partitions) that does not exist yet. */
     public void ensureTopics(Map<String, Integer> topics) {
         Topics.ensure(admin, topics);
+    }
+
+    /** Creates the topics a training job writes (feedback, applied, metrics, dead letters, model updates) if missing. */
+    public void ensureJobTopics(Configuration conf) {
+        Topics.ensure(admin, TrainingOptions.derivedTopics(conf));
+        conf.getOptional(TrainingOptions.MODEL_UPDATES_TOPIC).ifPresent(t -> Topics.ensure(admin,
+                Map.of(t, conf.get(TrainingOptions.MODEL_UPDATES_PARTITIONS)),
+                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+    }
+
+    /** Each offset no higher than the partition's {@code ceiling} (partitions without one as they are). */
+    static Map<TopicPartition, Long> capped(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> ceiling) {
+        Map<TopicPartition, Long> result = new HashMap<>(offsets);
+        result.replaceAll((tp, o) -> Math.min(o, ceiling.getOrDefault(tp, Long.MAX_VALUE)));
+        return result;
     }
 
     public boolean topicExists(String topic) throws Exception {

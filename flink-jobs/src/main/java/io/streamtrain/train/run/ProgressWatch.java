@@ -1,8 +1,12 @@
 package io.streamtrain.train.run;
 
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
+import java.util.function.DoubleFunction;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -11,6 +15,9 @@ import org.apache.kafka.common.TopicPartition;
  * completes, so caught-up means trained and applied in a durable checkpoint.
  */
 final class ProgressWatch {
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
+    private static final long POLL_MS = 500;
+
     private final KafkaProgress kafka;
     private final String examplesGroup;
     private final String feedbackGroup;
@@ -46,9 +53,36 @@ final class ProgressWatch {
         this.feedbackFrom = feedbackFrom;
     }
 
+    /**
+     * Polls until {@code done} holds, printing {@code progress} (given the seconds since the call)
+     * every few seconds; throws if the job ends first, with its failure as the cause.
+     */
+    void awaitDone(TrainingCluster flink, String what, PrintStream out, DoubleFunction<String> progress, BooleanSupplier done)
+            throws Exception {
+        long started = System.nanoTime();
+        long lastProgress = 0;
+        while (true) {
+            JobStatus status = flink.status();
+            if (status.isGloballyTerminalState()) {
+                throw new IllegalStateException(what + " job ended " + status, flink.failureCause());
+            }
+            poll();
+            long now = System.nanoTime();
+            if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
+                lastProgress = now;
+                out.println(progress.apply((now - started) / 1e9));
+            }
+            if (done.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(POLL_MS);
+        }
+    }
+
     void poll() throws Exception {
         Map<TopicPartition, Long> end = target.call();
-        Map<TopicPartition, Long> committed = kafka.committed(examplesGroup, topic);
+        // A backfill's source reads on past its range's end; progress counts only up to it.
+        Map<TopicPartition, Long> committed = KafkaProgress.capped(kafka.committed(examplesGroup, topic), end);
         Map<TopicPartition, Long> feedbackEnd = kafka.endOffsets(feedbackTopic);
         Map<TopicPartition, Long> feedbackCommitted = kafka.committed(feedbackGroup, feedbackTopic);
         lag = KafkaProgress.lag(end, committed, examplesFrom);

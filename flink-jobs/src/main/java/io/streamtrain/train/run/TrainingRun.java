@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -29,7 +28,6 @@ import org.apache.kafka.common.TopicPartition;
  * every record has been trained and every gradient applied in a completed checkpoint.
  */
 public final class TrainingRun {
-    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
 
     public record Settings(
             Configuration conf,
@@ -90,7 +88,7 @@ public final class TrainingRun {
 
         try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
             kafka.ensureTopics(Map.of(topic, 4));
-            kafka.ensureTopics(TrainingOptions.derivedTopics(conf));
+            kafka.ensureJobTopics(conf);
 
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
             Optional<Handover> handover = Optional.empty();
@@ -125,27 +123,12 @@ public final class TrainingRun {
                 ProgressWatch watch = new ProgressWatch(kafka, TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
                         examplesFrom, feedbackFrom, () -> kafka.endOffsets(topic));
                 long started = System.nanoTime();
-                long lastProgress = 0;
                 Thread main = Thread.currentThread();
                 Thread hook = new Thread(main::interrupt);
                 Runtime.getRuntime().addShutdownHook(hook);
                 try {
-                    while (true) {
-                        JobStatus status = flink.status();
-                        if (status.isGloballyTerminalState()) {
-                            throw new IllegalStateException("training job ended " + status, flink.failureCause());
-                        }
-                        watch.poll();
-                        long now = System.nanoTime();
-                        if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
-                            lastProgress = now;
-                            out.println(progressLine(watch, metrics, flink, (now - started) / 1e9));
-                        }
-                        if (idle != null && watch.quietFor().compareTo(idle) >= 0) {
-                            break;
-                        }
-                        Thread.sleep(500);
-                    }
+                    watch.awaitDone(flink, "training", out, seconds -> progressLine(watch, metrics, flink, seconds),
+                            () -> idle != null && watch.quietFor().compareTo(idle) >= 0);
                 } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
                     Thread.interrupted(); // Kafka's InterruptException leaves the flag set; the shutdown below must not be interrupted
                     out.println("train: interrupted, stopping (the latest checkpoint is kept)");

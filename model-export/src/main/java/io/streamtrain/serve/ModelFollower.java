@@ -1,0 +1,169 @@
+package io.streamtrain.serve;
+
+import io.streamtrain.bundle.Bundle;
+import io.streamtrain.bundle.RowCodec;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a serving store current with the training job's model-updates topic: reads it
+ * {@code read_committed} (only updates whose checkpoint completed) and writes each poll's rows
+ * together with the next offsets, atomically ({@link Bundle#apply}), so a restarted server resumes
+ * exactly where it stopped. A store new to the topic reads it from the beginning: it is compacted,
+ * the latest record per row is the row.
+ *
+ * <p>Freshness of an update = when it became visible here minus when the PS applied it (the
+ * record's timestamp); the gap is mostly the job's checkpoint interval.
+ */
+public final class ModelFollower implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ModelFollower.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final Bundle store;
+    private final String topic;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Thread thread;
+    private final AtomicLong updatesApplied = new AtomicLong();
+    private final AtomicLong badRecords = new AtomicLong();
+    private final DescriptiveStatisticsHistogram freshnessMs = new DescriptiveStatisticsHistogram(4096);
+    private volatile Map<Integer, Long> caughtUpAt; // end offsets when following started; null once reached
+    private volatile long lastAppliedAt = -1;
+    private volatile String failure;
+    private volatile boolean running = true;
+
+    public ModelFollower(String bootstrapServers, String topic, Bundle store) {
+        this.store = store;
+        this.topic = topic;
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
+        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-serve-follow");
+        p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(20)).stream()
+                .map(i -> new TopicPartition(topic, i.partition())).toList();
+        if (partitions.isEmpty()) {
+            consumer.close();
+            throw new IllegalArgumentException("model-updates topic " + topic + " does not exist");
+        }
+        consumer.assign(partitions);
+        Map<Integer, Long> resumeAt = store.followedOffsets();
+        for (TopicPartition tp : partitions) {
+            Long next = resumeAt.get(tp.partition());
+            if (next != null) {
+                consumer.seek(tp, next);
+            } else {
+                consumer.seekToBeginning(List.of(tp));
+            }
+        }
+        Map<Integer, Long> end = new HashMap<>();
+        consumer.endOffsets(partitions).forEach((tp, o) -> end.put(tp.partition(), o));
+        this.caughtUpAt = end;
+        LOG.info("following {} from {} (end offsets now {})", topic, resumeAt.isEmpty() ? "the beginning" : resumeAt, end);
+        this.thread = new Thread(this::run, "serve-follow-" + topic);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                if (!records.isEmpty()) {
+                    apply(records);
+                }
+                checkCaughtUp();
+            }
+        } catch (WakeupException e) {
+            // closing
+        } catch (RuntimeException e) {
+            failure = e.toString();
+            LOG.error("following {} stopped: serving goes on with the rows applied so far", topic, e);
+        }
+    }
+
+    private void apply(ConsumerRecords<byte[], byte[]> records) {
+        Map<Long, float[]> rows = new LinkedHashMap<>();
+        Map<Integer, Long> next = new HashMap<>();
+        int width = store.width();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            next.put(r.partition(), r.offset() + 1);
+            try {
+                rows.put(RowCodec.rowKey(r.key()), RowCodec.weights(r.value(), width)); // later records win
+            } catch (IllegalArgumentException | NullPointerException e) {
+                badRecords.incrementAndGet(); // not a row of this model: skip it, never stop serving
+            }
+        }
+        store.apply(rows, next);
+        long now = System.currentTimeMillis();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            freshnessMs.update(Math.max(0, now - r.timestamp()));
+        }
+        updatesApplied.addAndGet(rows.size());
+        lastAppliedAt = now;
+    }
+
+    private void checkCaughtUp() {
+        Map<Integer, Long> target = caughtUpAt;
+        if (target == null) {
+            return;
+        }
+        for (TopicPartition tp : consumer.assignment()) {
+            if (consumer.position(tp) < target.getOrDefault(tp.partition(), 0L)) {
+                return;
+            }
+        }
+        caughtUpAt = null;
+        LOG.info("caught up with {}: {} rows updated", topic, updatesApplied.get());
+    }
+
+    /** Rows written to the store since following started. */
+    public long updatesApplied() {
+        return updatesApplied.get();
+    }
+
+    /** True once the store holds everything the topic held when following started. */
+    public boolean caughtUp() {
+        return caughtUpAt == null;
+    }
+
+    /** What {@code GET /health} reports about following. */
+    public Map<String, Object> status() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        var stats = freshnessMs.getStatistics();
+        s.put("topic", topic);
+        s.put("caughtUp", caughtUp());
+        s.put("updatesApplied", updatesApplied.get());
+        s.put("badRecords", badRecords.get());
+        s.put("lastAppliedAt", lastAppliedAt);
+        s.put("freshnessP50Ms", stats.size() == 0 ? null : stats.getQuantile(0.5));
+        s.put("freshnessP99Ms", stats.size() == 0 ? null : stats.getQuantile(0.99));
+        s.put("failure", failure);
+        return s;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        consumer.wakeup();
+        thread.join(10_000);
+        consumer.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,123 @@
+package io.streamtrain.serve;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.bundle.Bundle;
+import io.streamtrain.bundle.BundleWriter;
+import io.streamtrain.bundle.ModelCard;
+import io.streamtrain.bundle.RowCodec;
+import io.streamtrain.bundle.TestTables;
+import io.streamtrain.export.ModelInfo;
+import io.streamtrain.schema.FeatureKey;
+import io.streamtrain.testing.KafkaFixture;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code serve --follow}: a serving store made from a bundle applies committed model updates
+ * (never aborted ones), the bias included, and a restarted follower resumes from the offsets it
+ * stored instead of reading the topic again.
+ */
+class ModelFollowerTest {
+    private static final ModelInfo INFO = TestTables.info("fm", 4);
+    private static final int WIDTH = 5;
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private final KafkaFixture kafka = KafkaFixture.shared();
+
+    @TempDir
+    static Path dir;
+    static Path bundle;
+
+    @BeforeAll
+    static void exportBundle() throws Exception {
+        Path savepoint = TestTables.write(dir.resolve("savepoint"), INFO, 200);
+        bundle = dir.resolve("bundle");
+        BundleWriter.write(savepoint, INFO, ModelCard.FeatureMapping.of("libffm", 24), bundle, QUIET, 1000);
+    }
+
+    @Test
+    void appliesCommittedUpdatesOnlyAndResumesAfterARestart() throws Exception {
+        String topic = "updates-" + System.nanoTime();
+        kafka.createTopic(topic, 2);
+        long existing = TestTables.key(7);
+        long fresh = FeatureKey.of(3, 999_999);
+        Path store = dir.resolve("store-" + topic);
+
+        try (KafkaProducer<byte[], byte[]> tx = transactional(topic)) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            send(tx, topic, existing, row(1f));
+            send(tx, topic, fresh, row(2f));
+            send(tx, topic, existing, row(3f)); // the later update of the same row wins
+            send(tx, topic, FeatureKey.BIAS, row(0.5f));
+            tx.commitTransaction();
+            tx.beginTransaction();
+            send(tx, topic, fresh, row(-100f));
+            tx.abortTransaction(); // a recovery took these back: never visible
+
+            try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.bootstrapServers(), topic, s)) {
+                await(follower::caughtUp, "caught up");
+                assertEquals(3, follower.updatesApplied(), "distinct rows of the committed transaction");
+                assertArrayEquals(row(3f), s.row(existing));
+                assertArrayEquals(row(2f), s.row(fresh), "the aborted update is not applied");
+                assertArrayEquals(row(0.5f), s.bias());
+                assertArrayEquals(TestTables.weights(8, WIDTH), s.row(TestTables.key(8)), "rows without updates keep the bundle's values");
+            }
+
+            tx.beginTransaction();
+            send(tx, topic, fresh, row(4f)); // while the server is down
+            tx.commitTransaction();
+        }
+
+        try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.bootstrapServers(), topic, s)) {
+            assertArrayEquals(row(3f), s.row(existing), "the store kept what it applied before the restart");
+            await(follower::caughtUp, "caught up after the restart");
+            assertEquals(1, follower.updatesApplied(), "only the update published while it was down is read again");
+            assertArrayEquals(row(4f), s.row(fresh));
+            assertArrayEquals(row(0.5f), s.bias());
+            assertTrue(follower.status().get("freshnessP50Ms") != null, "freshness is measured: " + follower.status());
+        }
+    }
+
+    private static float[] row(float v) {
+        float[] w = new float[WIDTH];
+        for (int i = 0; i < WIDTH; i++) {
+            w[i] = v + i;
+        }
+        return w;
+    }
+
+    private KafkaProducer<byte[], byte[]> transactional(String topic) {
+        Properties p = kafka.clientProperties();
+        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
+        p.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static void send(KafkaProducer<byte[], byte[]> tx, String topic, long key, float[] weights) {
+        tx.send(new ProducerRecord<>(topic, RowCodec.key(key), RowCodec.value(weights)));
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not " + what + " within 60 s");
+            }
+            Thread.sleep(50);
+        }
+    }
+}
