@@ -23,16 +23,16 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * (row i: {@link #key(long)}, {@link #weights(long, int)}) plus the bias row, written with the State
  * Processor API exactly as the job lays its state out, with a model.json beside it.
  */
-final class TestTables {
-    static final int MAX_PARALLELISM = 128;
+public final class TestTables {
+    public static final int MAX_PARALLELISM = 128;
 
     private TestTables() {}
 
-    static long key(long i) {
+    public static long key(long i) {
         return i < 0 ? FeatureKey.BIAS : FeatureKey.of((int) (i % 7), i * 7919 + 3);
     }
 
-    static float[] weights(long i, int width) {
+    public static float[] weights(long i, int width) {
         SplittableRandom r = new SplittableRandom(i * 31 + 5);
         float[] w = new float[width];
         for (int j = 0; j < width; j++) {
@@ -41,12 +41,12 @@ final class TestTables {
         return w;
     }
 
-    static ModelInfo info(String model, int dim) {
+    public static ModelInfo info(String model, int dim) {
         return new ModelInfo("test", "test-topic", model, dim, "adagrad", 0, MAX_PARALLELISM);
     }
 
     /** Writes the savepoint into {@code dir} and its model.json beside it; row -1 is the bias. */
-    static Path write(Path dir, ModelInfo info, long rows) throws Exception {
+    public static Path write(Path dir, ModelInfo info, long rows) throws Exception {
         int width = io.streamtrain.model.ModelKind.parse(info.model()).rowWidth(info.dim());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
