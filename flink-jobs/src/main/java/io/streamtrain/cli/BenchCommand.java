@@ -10,6 +10,7 @@ import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.Example;
+import io.streamtrain.serve.ServeBenchCommand;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.reference.SequentialTrainer;
 import io.streamtrain.train.run.TrainingRun;
@@ -33,8 +34,8 @@ import picocli.CommandLine.Option;
         description = "Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at "
                 + "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness "
                 + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead; "
-                + "`bench freshness` times a record's way from Kafka to a published model update.",
-        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class})
+                + "`bench freshness` times a record's way from Kafka to a published model update; `bench serve` loads `serve`.",
+        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
     int examples;

@@ -4,6 +4,7 @@ import io.streamtrain.export.ExportCommand;
 import io.streamtrain.export.ScoreCommand;
 import io.streamtrain.ingest.IngestCommand;
 import io.streamtrain.kafka.KafkaCommand;
+import io.streamtrain.serve.ServeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -20,6 +21,7 @@ import picocli.CommandLine.Command;
             ClusterCommand.class,
             ExportCommand.class,
             ScoreCommand.class,
+            ServeCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         })

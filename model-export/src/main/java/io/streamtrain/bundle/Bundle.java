@@ -141,6 +141,18 @@ public final class Bundle implements AutoCloseable {
         return w != null ? w : new float[width];
     }
 
+    /** The row keys of up to {@code n} rows, in key order (load generators pick real features from them). */
+    public long[] firstKeys(int n) {
+        long[] keys = new long[n];
+        int i = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seekToFirst(); it.isValid() && i < n; it.next()) {
+                keys[i++] = RowCodec.rowKey(it.key());
+            }
+        }
+        return java.util.Arrays.copyOf(keys, i);
+    }
+
     /** Recounts the rows and recomputes the checksum; throws when either differs from the card. */
     public void verify() throws IOException {
         long rows = 0;

@@ -1,9 +1,13 @@
 package io.streamtrain.export;
 
+import io.streamtrain.bundle.Bundle;
+import io.streamtrain.bundle.ModelCard;
+import io.streamtrain.djl.DjlScorer;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.format.ParseResult;
+import io.streamtrain.schema.Example;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
@@ -11,33 +15,69 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** {@code streamtrain score}: one probability per input line, with the newest checkpoint's model. */
+/** {@code streamtrain score}: one probability per input line, from a bundle (DJL) or the newest checkpoint. */
 @Command(name = "score", mixinStandardHelpOptions = true,
-        description = "Scores a file with the model in the newest retained checkpoint of --checkpoint, one probability per "
-                + "input line and in order. A line that does not parse gets NaN and is counted (with its reason on stderr).")
+        description = "Scores a file, one probability per input line and in order: with --bundle on DJL's PyTorch engine"
+                + " (offline, natives from the jar), with --checkpoint with the trainer's own math over the newest retained"
+                + " checkpoint. A line that does not parse gets NaN and is counted (with its reason on stderr).")
 public final class ScoreCommand implements Callable<Integer> {
-    @Option(names = "--checkpoint", required = true, description = "The train --checkpoint-dir.")
-    Path checkpointDir;
+    @Spec
+    CommandSpec spec;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Source source;
+
+    static final class Source {
+        @Option(names = "--bundle", paramLabel = "DIR", description = "A bundle written by export --bundle (scored with DJL).")
+        Path bundle;
+
+        @Option(names = "--checkpoint", paramLabel = "DIR", description = "The train --checkpoint-dir (its newest checkpoint).")
+        Path checkpointDir;
+    }
 
     @Option(names = "--file", required = true, description = "Input file in --format.")
     Path file;
 
-    @Option(names = "--format", required = true, description = "libsvm, libffm or criteo (as ingested).")
+    @Option(names = "--format", description = "libsvm, libffm or criteo (as ingested). Default with --bundle: the model card's.")
     String format;
 
-    @Option(names = "--hash-bits", defaultValue = "24", description = "Criteo hashing bits, as at ingest (default: ${DEFAULT-VALUE}).")
-    int hashBits;
+    @Option(names = "--hash-bits", description = "Criteo hashing bits, as at ingest. Default: the model card's with --bundle, else "
+            + ParseOptions.DEFAULT_HASH_BITS + ".")
+    Integer hashBits;
 
     @Option(names = "--out", required = true, description = "Output file: one probability per line.")
     Path out;
 
     @Override
     public Integer call() throws Exception {
-        LoadedModel model = LoadedModel.load(checkpointDir);
-        LineParser parser = LineFormat.fromName(format).parser(ParseOptions.defaults(file.toString()).withHashBits(hashBits));
+        if (source.bundle != null) {
+            try (Bundle bundle = Bundle.open(source.bundle); DjlScorer djl = DjlScorer.open(bundle)) {
+                ModelCard.FeatureMapping mapping = bundle.card().mapping();
+                System.err.println("score: " + bundle.card().modelType() + " bundle " + source.bundle + " on " + djl.engine());
+                return score(parser(format != null ? format : mapping.inputFormat(), hashBits != null ? hashBits : mapping.hashBits()),
+                        djl::predict, bundle.card().contents().rows() + 1);
+            }
+        }
+        LoadedModel model = LoadedModel.load(source.checkpointDir);
+        return score(parser(format, hashBits != null ? hashBits : ParseOptions.DEFAULT_HASH_BITS), model::predict, model.rows());
+    }
+
+    private LineParser parser(String formatName, int bits) {
+        if (formatName == null) {
+            throw new ParameterException(spec.commandLine(), "give --format: the bundle's model card records no input format");
+        }
+        return LineFormat.fromName(formatName).parser(ParseOptions.defaults(file.toString()).withHashBits(bits));
+    }
+
+    private int score(LineParser parser, ToDoubleFunction<Example> model, long rows) throws Exception {
         long lines = 0;
         long bad = 0;
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
@@ -46,7 +86,7 @@ public final class ScoreCommand implements Callable<Integer> {
                 lines++;
                 ParseResult result = parser.parse(line, lines);
                 if (result instanceof ParseResult.Ok ok) {
-                    w.write(String.format(Locale.ROOT, "%.6f", model.predict(ok.example())));
+                    w.write(String.format(Locale.ROOT, "%.6f", model.applyAsDouble(ok.example())));
                 } else {
                     ParseResult.Rejected rejected = (ParseResult.Rejected) result;
                     bad++;
@@ -56,7 +96,7 @@ public final class ScoreCommand implements Callable<Integer> {
                 w.newLine();
             }
         }
-        System.out.printf("score: lines=%d bad=%d rows=%d out=%s%n", lines, bad, model.rows(), out);
+        System.out.printf("score: lines=%d bad=%d rows=%d out=%s%n", lines, bad, rows, out);
         return 0;
     }
 }

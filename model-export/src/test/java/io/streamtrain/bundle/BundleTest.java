@@ -56,6 +56,19 @@ class BundleTest {
     }
 
     @Test
+    void firstKeysAreRowsInKeyOrder() throws Exception {
+        try (Bundle b = Bundle.open(bundle)) {
+            long[] keys = b.firstKeys(50);
+            assertEquals(50, keys.length);
+            for (int i = 0; i < keys.length; i++) {
+                assertTrue(i == 0 || keys[i - 1] < keys[i], "sorted");
+                assertTrue(b.rowOrNull(keys[i]) != null, "a row");
+            }
+            assertEquals(ROWS, b.firstKeys(ROWS + 10).length, "at most the rows there are");
+        }
+    }
+
+    @Test
     void unknownFeaturesGetTheZeroVector() throws Exception {
         try (Bundle b = Bundle.open(bundle)) {
             long never = FeatureKey.of(3, 1);
