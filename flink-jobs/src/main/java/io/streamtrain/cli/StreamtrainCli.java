@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
             ExportCommand.class,
             ScoreCommand.class,
             ServeCommand.class,
+            ReportCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         })
