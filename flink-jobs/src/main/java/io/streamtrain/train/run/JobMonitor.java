@@ -135,11 +135,15 @@ public final class JobMonitor {
 
     public long restarts() throws Exception {
         JsonNode n = get("/jobs/" + job + "/metrics?get=numRestarts");
-        if (n.isArray() && n.size() > 0) {
-            return n.get(0).path("value").asLong();
+        long restarts = n.isArray() && n.size() > 0 ? n.get(0).path("value").asLong() : 0;
+        if (restarts > 0) {
+            return restarts;
         }
-        // A finished job reports no metrics; its exception history still lists each failover.
-        return get("/jobs/" + job + "/exceptions?maxExceptions=1000").path("exceptionHistory").path("entries").size();
+        // A job that already finished may report 0 (or nothing); its exception history and its
+        // status timestamps still show each failover.
+        long failures = get("/jobs/" + job + "/exceptions?maxExceptions=1000").path("exceptionHistory").path("entries").size();
+        long restarted = get("/jobs/" + job).path("timestamps").path("RESTARTING").asLong(0) > 0 ? 1 : 0;
+        return Math.max(failures, restarted);
     }
 
     /**
