@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +25,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -115,7 +115,7 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                 System.err.println("freshness: training failed: " + e);
             }
         }, "freshness-training");
-        Map<Long, Long> sentAt = new ConcurrentHashMap<>();
+        Map<Long, Long> sentAt = new HashMap<>();
         List<Long> measured = new ArrayList<>();
         int missing;
         long measureFrom = System.currentTimeMillis() + warmup * 1000L;

@@ -110,7 +110,7 @@ public final class JoinRun {
                         }
                         try {
                             checkpoints = monitor.checkpoints().completed();
-                            restarts = Math.max(restarts, monitor.restarts());
+                            restarts = monitor.restarts();
                         } catch (Exception e) {
                             // REST not ready yet
                         }
@@ -148,7 +148,7 @@ public final class JoinRun {
                 }
                 try {
                     checkpoints = monitor.checkpoints().completed();
-                    restarts = Math.max(restarts, monitor.restarts());
+                    restarts = monitor.restarts();
                 } catch (Exception e) {
                     // keep the last values read
                 }

@@ -55,7 +55,7 @@ public final class RunTimeline {
         for (TrainingMetrics m : sorted) {
             bySecond.computeIfAbsent((m.getTime().toEpochMilli() - start) / 1000, s -> new ArrayList<>()).add(m);
         }
-        Map<String, TrainingMetrics> lastWorker = new HashMap<>(); // by subtask
+        Map<Integer, TrainingMetrics> lastWorker = new HashMap<>(); // by subtask
         Map<String, Long> examplesSeen = new HashMap<>();          // by subtask/attempt
         Map<Integer, Long> lagBySubtask = new HashMap<>();
         Map<Integer, double[]> stalenessBySubtask = new HashMap<>();
@@ -63,6 +63,7 @@ public final class RunTimeline {
         List<Marker> markers = new ArrayList<>();
         long lastCheckpoint = -1;
         int lastParallelism = -1;
+        long lastChangeSecond = -1; // of the last rescale or recovery: one marker a second
         Map<Integer, Integer> lastAttempt = new HashMap<>();
         long examples = 0;
         for (Map.Entry<Long, List<TrainingMetrics>> e : bySecond.entrySet()) {
@@ -71,6 +72,7 @@ public final class RunTimeline {
             for (TrainingMetrics m : e.getValue()) {
                 if (m.getParallelism() > 0 && lastParallelism > 0 && m.getParallelism() != lastParallelism) {
                     markers.add(new Marker(second, Kind.RESCALE, "parallelism " + lastParallelism + " → " + m.getParallelism()));
+                    lastChangeSecond = second;
                 }
                 if (m.getParallelism() > 0) {
                     lastParallelism = m.getParallelism();
@@ -91,11 +93,11 @@ public final class RunTimeline {
                         examplesSeen.put(attemptKey, Math.max(before, m.getExamples()));
                         Integer previous = lastAttempt.put(m.getSubtask(), m.getAttempt());
                         if (previous != null && m.getAttempt() > previous && m.getRestoredCheckpoint() >= 0
-                                && m.getParallelism() == lastParallelism
-                                && markers.stream().noneMatch(k -> k.second() == second && k.kind() != Kind.CHECKPOINT)) {
+                                && m.getParallelism() == lastParallelism && lastChangeSecond != second) {
                             markers.add(new Marker(second, Kind.RECOVERY, "restored checkpoint " + m.getRestoredCheckpoint()));
+                            lastChangeSecond = second;
                         }
-                        lastWorker.put(Integer.toString(m.getSubtask()), m);
+                        lastWorker.put(m.getSubtask(), m);
                     }
                     case "batcher" -> lagBySubtask.put(m.getSubtask(), m.getLag());
                     case "ps" -> stalenessBySubtask.put(m.getSubtask(), new double[] {

@@ -43,7 +43,8 @@ public final class PartitionTail implements Serializable, AutoCloseable {
 
     /** True for a record at or after a backfill's range end: the batcher ignores it. */
     public boolean beyondRange(int partition, long offset) {
-        return offset >= stopOffsets.getOrDefault(partition, Long.MAX_VALUE);
+        // Called per record: streaming jobs have no range, so skip the boxed lookup.
+        return !stopOffsets.isEmpty() && offset >= stopOffsets.getOrDefault(partition, Long.MAX_VALUE);
     }
 
     /**

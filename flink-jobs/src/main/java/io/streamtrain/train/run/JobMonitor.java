@@ -135,15 +135,7 @@ public final class JobMonitor {
 
     public long restarts() throws Exception {
         JsonNode n = get("/jobs/" + job + "/metrics?get=numRestarts");
-        long restarts = n.isArray() && n.size() > 0 ? n.get(0).path("value").asLong() : 0;
-        if (restarts > 0) {
-            return restarts;
-        }
-        // A job that already finished may report 0 (or nothing); its exception history and its
-        // status timestamps still show each failover.
-        long failures = get("/jobs/" + job + "/exceptions?maxExceptions=1000").path("exceptionHistory").path("entries").size();
-        long restarted = get("/jobs/" + job).path("timestamps").path("RESTARTING").asLong(0) > 0 ? 1 : 0;
-        return Math.max(failures, restarted);
+        return n.isArray() && n.size() > 0 ? n.get(0).path("value").asLong() : 0;
     }
 
     /**
