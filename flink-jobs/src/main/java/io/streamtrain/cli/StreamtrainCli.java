@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
             ScoreCommand.class,
             ServeCommand.class,
             ReportCommand.class,
+            DashboardCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         })
