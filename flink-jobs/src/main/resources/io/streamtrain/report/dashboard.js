@@ -23,13 +23,16 @@
   function buildCharts(data) {
     var box = document.getElementById('charts');
     charts = data.series.map(function (s) {
+      var chart = document.createElement('div');
       var h = document.createElement('h2');
       h.textContent = s.title;
-      box.appendChild(h);
-      var svg = el('svg', {id: 'chart-' + s.key, width: W, height: H, role: 'img', 'aria-label': s.title}, box);
+      chart.appendChild(h);
+      box.appendChild(chart);
+      var svg = el('svg', {id: 'chart-' + s.key, width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
+        role: 'img', 'aria-label': s.title}, chart);
       el('rect', {width: W, height: H, fill: '#fff'}, svg);
       var markers = el('g', {'class': 'markers'}, svg);
-      var line = el('polyline', {fill: 'none', stroke: '#1565c0', 'stroke-width': '1.5', points: '', 'data-points': '0'}, svg);
+      var line = el('polyline', {fill: 'none', stroke: '#1565c0', 'stroke-width': '2', points: '', 'data-points': '0'}, svg);
       var top = el('text', {x: 2, y: 14, 'font-size': 11}, svg);
       var bottom = el('text', {x: 2, y: H - 20, 'font-size': 11}, svg);
       var right = el('text', {x: W - PAD, y: H - 4, 'font-size': 11}, svg);
