@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Reads a training run's metrics topic (<topic>.metrics) from its beginning to its current end and writes a "
                 + "self-contained HTML report: examples/s, consumer lag, window AUC and logloss, staleness, with markers for "
-                + "checkpoints, rescales and recoveries, and a summary table. Works after the job is gone.")
+                + "checkpoints, rescales and recoveries, and a summary table; or the curves as SVG files. Works after the job is gone.")
 public final class ReportCommand implements Callable<Integer> {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
@@ -27,14 +27,21 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--metrics-topic", required = true, paramLabel = "TOPIC", description = "The run's metrics topic.")
     String topic;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE", description = "The HTML file to write.")
+    @Option(names = "--out", paramLabel = "FILE", description = "The HTML file to write.")
     Path out;
+
+    @Option(names = "--svg-dir", paramLabel = "DIR",
+            description = "Also (or instead) write each curve as a standalone SVG, <topic>-<series>.svg, e.g. to embed in docs.")
+    Path svgDir;
 
     @Option(names = "--title", description = "Report title (default: the topic).")
     String title;
 
     @Override
     public Integer call() throws Exception {
+        if (out == null && svgDir == null) {
+            throw new IllegalArgumentException("nothing to write: give --out FILE and/or --svg-dir DIR");
+        }
         MetricsTopic read = MetricsTopic.readToEnd(bootstrap, topic, READ_TIMEOUT);
         if (read.unreadable() > 0) {
             System.err.println("report: skipped " + read.unreadable() + " records that are not TrainingMetrics");
@@ -45,13 +52,21 @@ public final class ReportCommand implements Callable<Integer> {
             return 1;
         }
         RunTimeline run = RunTimeline.of(records);
-        if (out.toAbsolutePath().getParent() != null) {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-        }
-        Files.writeString(out, ReportWriter.html(title != null ? title : topic, run), StandardCharsets.UTF_8);
-        System.out.printf("report: %d records, %d s, %d examples, %d checkpoints, %d rescales, %d recoveries -> %s%n",
+        System.out.printf("report: %d records, %d s, %d examples, %d checkpoints, %d rescales, %d recoveries%n",
                 records.size(), run.seconds(), run.examples(), run.count(RunTimeline.Kind.CHECKPOINT),
-                run.count(RunTimeline.Kind.RESCALE), run.count(RunTimeline.Kind.RECOVERY), out.toAbsolutePath());
+                run.count(RunTimeline.Kind.RESCALE), run.count(RunTimeline.Kind.RECOVERY));
+        if (out != null) {
+            if (out.toAbsolutePath().getParent() != null) {
+                Files.createDirectories(out.toAbsolutePath().getParent());
+            }
+            Files.writeString(out, ReportWriter.html(title != null ? title : topic, run), StandardCharsets.UTF_8);
+            System.out.println("report: wrote " + out.toAbsolutePath());
+        }
+        if (svgDir != null) {
+            for (Path svg : ReportWriter.writeSvgs(svgDir, topic, run)) {
+                System.out.println("report: wrote " + svg.toAbsolutePath());
+            }
+        }
         return 0;
     }
 }
