@@ -110,8 +110,12 @@ public final class ReportWriter {
             }
         }
         b.append("\"/>\n");
-        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"14\" font-size=\"11\" font-family=\"sans-serif\">%s %s</text>", num(max, 3), s.unit()));
-        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"%d\" font-size=\"11\" font-family=\"sans-serif\">%s</text>", HEIGHT - 20, num(lo, 3)));
+        if (standalone) { // in HTML the heading names the chart
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"14\" font-size=\"13\" font-family=\"sans-serif\" text-anchor=\"middle\">%s</text>",
+                    WIDTH / 2, escape(s.title())));
+        }
+        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"14\" font-size=\"11\" font-family=\"sans-serif\">%s %s</text>", axis(max), s.unit()));
+        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"%d\" font-size=\"11\" font-family=\"sans-serif\">%s</text>", HEIGHT - 20, axis(lo)));
         b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\" font-family=\"sans-serif\">%d s</text>\n</svg>\n",
                 WIDTH - PAD, HEIGHT - 4, run.seconds()));
         return b.toString();
@@ -132,6 +136,11 @@ public final class ReportWriter {
             }
         }
         return written;
+    }
+
+    /** An axis label: whole numbers from 100 up, three decimals below (AUC, logloss). */
+    private static String axis(double v) {
+        return num(v, Math.abs(v) >= 100 ? 0 : 3);
     }
 
     private static String num(double v, int decimals) {

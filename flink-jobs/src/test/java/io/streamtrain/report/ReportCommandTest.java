@@ -50,8 +50,10 @@ class ReportCommandTest {
         for (ReportWriter.Series s : ReportWriter.SERIES) {
             String svg = Files.readString(svgs.resolve(topic + "-" + s.key() + ".svg"));
             assertTrue(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""), "a standalone SVG document: " + svg);
-            assertTrue(html.contains(svg.substring(svg.indexOf("<polyline"), svg.indexOf("</svg>"))),
-                    "the same curve and markers as the report's " + s.title());
+            int curve = svg.indexOf("<polyline");
+            assertTrue(html.contains(svg.substring(svg.indexOf("<rect"), svg.indexOf("/>", curve) + 2)),
+                    "the same markers and curve as the report's " + s.title());
+            assertTrue(svg.contains(">" + s.title() + "</text>"), "a standalone plot names its series");
         }
         javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
                 .parse(svgs.resolve(topic + "-auc.svg").toFile()); // well-formed XML
