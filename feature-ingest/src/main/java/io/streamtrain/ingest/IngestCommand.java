@@ -1,11 +1,14 @@
 package io.streamtrain.ingest;
 
 import io.streamtrain.ingest.format.LineFormat;
+import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseOptions;
+import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.ingest.synthetic.SyntheticEvents;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -51,6 +54,11 @@ public final class IngestCommand implements Callable<Integer> {
     @Option(names = "--file", paramLabel = "FILE", description = "Input file, or - for stdin.")
     String file;
 
+    @Option(names = "--mapping", paramLabel = "FILE",
+            description = "Feature mapping of csv and jsonl (required) or avazu (default builtin:avazu): a mapping JSON"
+                    + " file or builtin:NAME; the definition the joiner and scoring use too.")
+    String mapping;
+
     @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Default: <topic>.dlq.")
     String deadLetterTopic;
 
@@ -59,7 +67,8 @@ public final class IngestCommand implements Callable<Integer> {
     int maxFeatures;
 
     @Option(names = "--hash-bits", defaultValue = "" + ParseOptions.DEFAULT_HASH_BITS, paramLabel = "BITS",
-            description = "Criteo categoricals hash to ids in [0, 2^BITS), 1..48 (default: ${DEFAULT-VALUE}).")
+            description = "Criteo categoricals hash to ids in [0, 2^BITS), 1..48 (default: ${DEFAULT-VALUE}); mapped formats"
+                    + " take hash_bits from the mapping.")
     int hashBits;
 
     @Option(names = "--partitions", defaultValue = "" + IngestSettings.DEFAULT_PARTITIONS, paramLabel = "N",
@@ -171,7 +180,7 @@ public final class IngestCommand implements Callable<Integer> {
             } else {
                 String name = "-".equals(file) ? "stdin" : String.valueOf(Path.of(file).getFileName());
                 ParseOptions options = ParseOptions.defaults(name).withMaxFeatures(maxFeatures).withHashBits(hashBits);
-                stats = Ingestor.ingestFile(settings, file, format.parser(options));
+                stats = Ingestor.ingestFile(settings, file, parser(options));
             }
         } catch (IngestException | IOException e) {
             err.println("ingest: error: " + e.getMessage());
@@ -181,6 +190,25 @@ public final class IngestCommand implements Callable<Integer> {
         out.println(stats.summaryLine());
         out.flush();
         return 0;
+    }
+
+    private LineParser parser(ParseOptions options) throws IOException {
+        if (mapping == null) {
+            return format.parser(options);
+        }
+        FeatureMapping m;
+        try {
+            m = FeatureMapping.load(mapping);
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            throw new ParameterException(spec.commandLine(), "--mapping " + mapping + ": " + e.getMessage());
+        } catch (NoSuchFileException e) {
+            throw new ParameterException(spec.commandLine(), "--mapping: no such file: " + mapping);
+        }
+        try {
+            return format.parser(options, m);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--mapping " + mapping + ": " + e.getMessage());
+        }
     }
 
     private int syntheticEvents(IngestSettings settings, PrintWriter out, PrintWriter err) throws IOException {
@@ -220,7 +248,13 @@ public final class IngestCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--file and --synthetic need --topic");
         }
         if (file != null && format == null) {
-            throw new ParameterException(spec.commandLine(), "--file needs --format (libsvm, libffm or criteo)");
+            throw new ParameterException(spec.commandLine(), "--file needs --format (libsvm, libffm, criteo, csv, jsonl or avazu)");
+        }
+        if (file != null && mapping == null && (format == LineFormat.CSV || format == LineFormat.JSONL)) {
+            throw new ParameterException(spec.commandLine(), "--format " + format.cliName() + " needs --mapping FILE");
+        }
+        if (mapping != null && (format == null || !format.isMapped())) {
+            throw new ParameterException(spec.commandLine(), "--mapping applies to --format csv, jsonl and avazu");
         }
         if (synthetic != null && synthetic < 0) {
             throw new ParameterException(spec.commandLine(), "--synthetic must be >= 0");

@@ -67,7 +67,7 @@ public final class Ingestor {
     }
 
     /**
-     * Ingests lines; line numbers are 1-based. Bytes that are not UTF-8 in a file read as U+FFFD
+     * Ingests lines; line numbers are 1-based and count a header line (which a CSV parser reads first). Bytes that are not UTF-8 in a file read as U+FFFD
      * (a replacing decoder): one bad byte must not abort a long run, and such a line usually
      * ends up rejected.
      */
@@ -76,6 +76,18 @@ public final class Ingestor {
             long lineNumber = 0;
             String line;
             try {
+                if (parser.expectsHeader()) {
+                    String header = lines.readLine();
+                    if (header == null) {
+                        return run.finish();
+                    }
+                    lineNumber = 1;
+                    try {
+                        parser = parser.afterHeader(header);
+                    } catch (IllegalArgumentException e) {
+                        throw new IngestException(source + " line 1 (header): " + e.getMessage(), e);
+                    }
+                }
                 while ((line = lines.readLine()) != null) {
                     lineNumber++;
                     ParseResult result = parser.parse(line, lineNumber);
