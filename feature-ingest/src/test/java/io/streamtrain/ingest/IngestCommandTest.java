@@ -126,7 +126,9 @@ class IngestCommandTest {
 
         AvroCodec<Example> examples = AvroCodec.of(Example.class);
         List<Example> got = new ArrayList<>();
-        kafka.readAll(topic, false, Duration.ofSeconds(10)).forEach(rec -> got.add(examples.decode(rec.value())));
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
+            got.add(examples.decode(rec.value()));
+        }
         got.sort(Comparator.comparing(Example::getId));
         assertEquals(List.of("a", "c"), got.stream().map(Example::getId).toList());
         long paris = FeatureHashing.hash64(0, "paris") & ((1L << ParseOptions.DEFAULT_HASH_BITS) - 1);
@@ -135,10 +137,10 @@ class IngestCommandTest {
 
         AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
         List<String> dead = new ArrayList<>();
-        kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10)).forEach(rec -> {
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
             DeadLetter d = dlq.decode(rec.value());
             dead.add(d.getLocation() + " " + d.getReason() + " " + StandardCharsets.UTF_8.decode(d.getPayload()));
-        });
+        }
         dead.sort(Comparator.naturalOrder());
         assertEquals(List.of("line:3 unparsable b,1,rome", "line:5 bad-label d,7,oslo,1"), dead);
 
