@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -66,8 +67,8 @@ public final class JoinBenchCommand implements Callable<Integer> {
             System.err.println(events.summaryLine());
             head = String.format(Locale.ROOT, "bench join: %,d impressions (%,d records), window %s, an impression every %s on average"
                             + " (%,d open windows), checkpoints every %s",
-                    impressions, events.io().records(), window, interval, window.toMillis() * 1_000_000L / Math.max(1, interval.toNanos()),
-                    checkpointInterval);
+                    impressions, events.io().records(), TimeUtils.formatWithHighestUnit(window), TimeUtils.formatWithHighestUnit(interval),
+                    window.toMillis() * 1_000_000L / Math.max(1, interval.toNanos()), TimeUtils.formatWithHighestUnit(checkpointInterval));
             for (int p : parallelisms) {
                 String name = "bench-join-p" + p;
                 Configuration conf = Configuration.fromMap(extra);
@@ -81,7 +82,8 @@ public final class JoinBenchCommand implements Callable<Integer> {
                 JoinRun.Summary r = JoinRun.run(new JoinRun.Settings(conf, dir.resolve(name), p, checkpointInterval, null, true,
                         System.err));
                 System.err.println(r.line());
-                table.add(String.format(Locale.ROOT, "| %d | %s | %,d | %,d | %,d | %,d | %d | %.1f | %,.0f |", p, window,
+                table.add(String.format(Locale.ROOT, "| %d | %s | %,d | %,d | %,d | %,d | %d | %.1f | %,.0f |", p,
+                        TimeUtils.formatWithHighestUnit(window),
                         r.impressions(), r.clicks(), r.examples(), r.deadLetters(), r.checkpoints(), r.seconds(),
                         r.impressionsPerSecond()));
             }

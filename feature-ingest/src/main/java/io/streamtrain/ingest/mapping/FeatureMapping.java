@@ -58,6 +58,7 @@ public final class FeatureMapping implements Serializable {
     private final String timeColumn;
     private final List<FieldMapping> fields;
     private final CsvLayout csv;
+    private final String definition; // the mapping's JSON, so a model card can carry it
 
     /**
      * How CSV files lay out their columns.
@@ -79,12 +80,8 @@ public final class FeatureMapping implements Serializable {
         }
     }
 
-    public FeatureMapping(String name, String labelColumn, String idColumn, String timeColumn, List<FieldMapping> fields) {
-        this(name, labelColumn, idColumn, timeColumn, fields, CsvLayout.FROM_HEADER);
-    }
-
-    public FeatureMapping(String name, String labelColumn, String idColumn, String timeColumn, List<FieldMapping> fields,
-            CsvLayout csv) {
+    private FeatureMapping(String name, String labelColumn, String idColumn, String timeColumn, List<FieldMapping> fields,
+            CsvLayout csv, String definition) {
         if (fields.isEmpty()) {
             throw new IllegalArgumentException("mapping " + name + ": no features");
         }
@@ -94,6 +91,7 @@ public final class FeatureMapping implements Serializable {
         this.timeColumn = timeColumn;
         this.fields = List.copyOf(fields);
         this.csv = csv;
+        this.definition = definition;
         if (csv.columns() != null) {
             for (String c : columns()) {
                 if (!csv.columns().contains(c)) {
@@ -121,6 +119,15 @@ public final class FeatureMapping implements Serializable {
             return parse(JSON.readTree(in), name);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A mapping from its JSON text, e.g. the {@link #definition()} a model card carries. */
+    public static FeatureMapping fromJson(String json, String name) {
+        try {
+            return parse(JSON.readTree(json), name);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(name + ": not a mapping: " + e.getMessage(), e);
         }
     }
 
@@ -170,7 +177,7 @@ public final class FeatureMapping implements Serializable {
         }
         CsvLayout csv = new CsvLayout(columns, root.path("header").asBoolean(columns == null),
                 root.path("delimiter").asText(","));
-        return new FeatureMapping(name, text(root, "label"), text(root, "id"), text(root, "time"), fields, csv);
+        return new FeatureMapping(name, text(root, "label"), text(root, "id"), text(root, "time"), fields, csv, root.toString());
     }
 
     private static void checkKeys(JsonNode node, Set<String> allowed, String what) {
@@ -322,6 +329,11 @@ public final class FeatureMapping implements Serializable {
 
     public CsvLayout csv() {
         return csv;
+    }
+
+    /** The mapping as JSON (compact), which {@link #fromJson} reads back to the same mapping. */
+    public String definition() {
+        return definition;
     }
 
     /** Columns the mapping reads (label, id, time, features). */
