@@ -15,7 +15,6 @@ import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.TestExamples;
 import io.streamtrain.train.run.JobMonitor;
-import io.streamtrain.train.run.KafkaProgress;
 import io.streamtrain.train.run.LocalFlink;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -30,7 +29,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -94,7 +92,7 @@ class SqlTrainingIT {
             List<JobClient> jobs = session.run(SqlScript.statements(script, defines));
             assertEquals(1, jobs.size(), log.toString());
             JobMonitor monitor = new JobMonitor(flink.restAddress(), jobs.get(0).getJobID());
-            awaitTrained(model, Duration.ofSeconds(90));
+            SqlRuns.awaitTrained(kafka, model, GOOD, Duration.ofSeconds(90));
             // The restart counter is a metric fetched every 10 s; the exception history is not.
             String failure = monitor.rootException();
             assertTrue(failure != null && failure.contains("InjectedFailure"), "the injected failure hit the job: " + failure);
@@ -118,43 +116,5 @@ class SqlTrainingIT {
     private static void count(Map<Long, Long> counts, int field, String value) {
         long id = FeatureHashing.id(field, value, 0, value.length(), ParseOptions.DEFAULT_HASH_BITS);
         counts.merge(FeatureKey.of(field, id), 1L, Long::sum);
-    }
-
-    /**
-     * Every good row staged (committed) and consumed by the loop, and every push applied, holding
-     * for a few polls in a row (a batch may still be on its way between batcher and PS).
-     */
-    private void awaitTrained(String model, Duration timeout) throws Exception {
-        String staging = model + ".examples";
-        String feedback = staging + ".feedback";
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int quiet = 0;
-        try (KafkaProgress progress = new KafkaProgress(kafka.bootstrapServers())) {
-            String state = "";
-            while (quiet < 4) {
-                assertTrue(System.nanoTime() < deadline, "training did not finish within " + timeout + "; last " + state);
-                Thread.sleep(1_000);
-                Map<TopicPartition, Long> stagingEnd = progress.endOffsets(staging);
-                Map<TopicPartition, Long> examplesCommitted = progress.committed(model + "-examples", staging);
-                Map<TopicPartition, Long> feedbackEnd = progress.endOffsets(feedback);
-                Map<TopicPartition, Long> feedbackCommitted = progress.committed(model + "-feedback", feedback);
-                state = "staging end " + stagingEnd + " committed " + examplesCommitted
-                        + ", feedback end " + feedbackEnd + " committed " + feedbackCommitted;
-                // Offsets alone count transaction markers: ask a read_committed consumer what is left.
-                String bootstrap = kafka.bootstrapServers();
-                boolean caughtUp = examplesCommitted.keySet().equals(stagingEnd.keySet())
-                        && feedbackCommitted.keySet().equals(feedbackEnd.keySet())
-                        && KafkaProgress.countCommittedRecords(bootstrap, staging, examplesCommitted) == 0
-                        && KafkaProgress.countCommittedRecords(bootstrap, feedback, feedbackCommitted) == 0;
-                if (caughtUp) {
-                    Map<TopicPartition, Long> start = new HashMap<>();
-                    stagingEnd.keySet().forEach(tp -> start.put(tp, 0L));
-                    long staged = KafkaProgress.countCommittedRecords(bootstrap, staging, start);
-                    state += ", staged " + staged;
-                    caughtUp = staged == GOOD;
-                }
-                quiet = caughtUp ? quiet + 1 : 0;
-            }
-        }
     }
 }
