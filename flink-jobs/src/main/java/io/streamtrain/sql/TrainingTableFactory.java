@@ -56,7 +56,7 @@ public final class TrainingTableFactory implements DynamicTableSinkFactory {
     private static void checkModel(Configuration training, String table) {
         try {
             ModelKind.parse(training.get(TrainingOptions.MODEL));
-            OptimizerConfig.from(training);
+            OptimizerConfig.from(training).create();
         } catch (IllegalArgumentException e) {
             throw new ValidationException("streamtrain table " + table + ": " + e.getMessage(), e);
         }
