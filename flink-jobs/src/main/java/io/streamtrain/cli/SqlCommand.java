@@ -64,12 +64,7 @@ public final class SqlCommand implements Callable<Integer> {
     }
 
     private static List<JobClient> run(URI rest, List<String> statements) {
-        try {
-            return new SqlSession(new Configuration(), rest, System.out).run(statements);
-        } catch (SqlSession.SqlStatementException e) {
-            System.err.println("sql: " + e.getMessage());
-            throw e;
-        }
+        return new SqlSession(new Configuration(), rest, System.out).run(statements);
     }
 
     /** Waits for every job to end, with a status line now and then; 0 when all finished. */
