@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
                 + "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness "
                 + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead; "
                 + "`bench freshness` times a record's way from Kafka to a published model update; `bench serve` loads `serve`.",
-        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class})
+        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, ExportBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
     int examples;
