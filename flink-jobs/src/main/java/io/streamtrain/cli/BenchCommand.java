@@ -37,8 +37,8 @@ import picocli.CommandLine.Option;
                 + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead; "
                 + "`bench freshness` times a record's way from Kafka to a published model update; `bench serve` loads `serve`; "
                 + "`bench join` measures the joiner's impressions/s; `bench ingest` Criteo TSV ingest lines/s.",
-        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, JoinBenchCommand.class,
-            IngestBenchCommand.class})
+        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, ExportBenchCommand.class,
+            JoinBenchCommand.class, IngestBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
     int examples;

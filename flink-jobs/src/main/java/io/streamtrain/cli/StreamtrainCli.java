@@ -23,6 +23,8 @@ import picocli.CommandLine.Command;
             ScoreCommand.class,
             ServeCommand.class,
             ReportCommand.class,
+            SqlCommand.class,
+            SqlGatewayCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         })

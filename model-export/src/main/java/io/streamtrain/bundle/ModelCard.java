@@ -63,6 +63,9 @@ public record ModelCard(
 
         /** A mapped format (csv, jsonl, avazu) with the mapping it was ingested through. */
         public static FeatureMapping of(String inputFormat, io.streamtrain.ingest.mapping.FeatureMapping mapping) {
+            if (mapping.definition() == null) {
+                throw new IllegalArgumentException(mapping + " was built in code and has no JSON definition to record");
+            }
             try {
                 return new FeatureMapping(inputFormat, ParseOptions.DEFAULT_HASH_BITS, "field << 48 | id (FeatureKey)",
                         "FNV-1a 64 over field (4 bytes BE) + UTF-8 value, murmur3 fmix64, low hash_bits bits per the mapping"

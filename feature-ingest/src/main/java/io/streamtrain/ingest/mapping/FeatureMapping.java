@@ -80,6 +80,11 @@ public final class FeatureMapping implements Serializable {
         }
     }
 
+    /** A mapping built in code (CSV columns from the header); it has no JSON {@link #definition()}. */
+    public FeatureMapping(String name, String labelColumn, String idColumn, String timeColumn, List<FieldMapping> fields) {
+        this(name, labelColumn, idColumn, timeColumn, fields, CsvLayout.FROM_HEADER, null);
+    }
+
     private FeatureMapping(String name, String labelColumn, String idColumn, String timeColumn, List<FieldMapping> fields,
             CsvLayout csv, String definition) {
         if (fields.isEmpty()) {
@@ -331,7 +336,7 @@ public final class FeatureMapping implements Serializable {
         return csv;
     }
 
-    /** The mapping as JSON (compact), which {@link #fromJson} reads back to the same mapping. */
+    /** The mapping as JSON (compact), which {@link #fromJson} reads back to the same mapping; null when built in code. */
     public String definition() {
         return definition;
     }
