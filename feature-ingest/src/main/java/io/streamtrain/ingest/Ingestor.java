@@ -3,10 +3,13 @@ package io.streamtrain.ingest;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseResult;
 import io.streamtrain.ingest.synthetic.PlantedFm;
+import io.streamtrain.ingest.synthetic.SyntheticEvents;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.schema.AvroCodec;
+import io.streamtrain.schema.Click;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
+import io.streamtrain.schema.Impression;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -64,7 +67,7 @@ public final class Ingestor {
     }
 
     /**
-     * Ingests lines; line numbers are 1-based. Bytes that are not UTF-8 in a file read as U+FFFD
+     * Ingests lines; line numbers are 1-based and count a header line (which a CSV parser reads first). Bytes that are not UTF-8 in a file read as U+FFFD
      * (a replacing decoder): one bad byte must not abort a long run, and such a line usually
      * ends up rejected.
      */
@@ -73,6 +76,18 @@ public final class Ingestor {
             long lineNumber = 0;
             String line;
             try {
+                if (parser.expectsHeader()) {
+                    String header = lines.readLine();
+                    if (header == null) {
+                        return run.finish();
+                    }
+                    lineNumber = 1;
+                    try {
+                        parser = parser.afterHeader(header);
+                    } catch (IllegalArgumentException e) {
+                        throw new IngestException(source + " line 1 (header): " + e.getMessage(), e);
+                    }
+                }
                 while ((line = lines.readLine()) != null) {
                     lineNumber++;
                     ParseResult result = parser.parse(line, lineNumber);
@@ -101,6 +116,46 @@ public final class Ingestor {
                 run.example(model.next(random, prefix + i, baseTimeMillis + i));
             }
             return run.finish();
+        }
+    }
+
+    /**
+     * Writes a synthetic impression/click stream: impressions to {@code settings.topic()}, clicks to
+     * {@code clicksTopic}, both keyed by impression id (so an id's events share a partition and keep
+     * their order, as the joiner asks), in delivery order.
+     */
+    public static SyntheticEventsRun ingestSyntheticEvents(IngestSettings settings, String clicksTopic, SyntheticEvents events) {
+        Map<String, Integer> topics = new LinkedHashMap<>();
+        topics.put(settings.topic(), settings.partitions());
+        topics.put(clicksTopic, settings.partitions());
+        AvroCodec<Impression> impressions = AvroCodec.of(Impression.class);
+        AvroCodec<Click> clicks = AvroCodec.of(Click.class);
+        try (Run run = new Run(settings, topics)) {
+            SyntheticEvents.Stats stats = events.generate(new SyntheticEvents.Sink() {
+                @Override
+                public void impression(Impression i) {
+                    run.keyed(settings.topic(), i.getImpressionId(), impressions.encode(i));
+                }
+
+                @Override
+                public void click(Click c) {
+                    run.keyed(clicksTopic, c.getImpressionId(), clicks.encode(c));
+                }
+            });
+            return new SyntheticEventsRun(run.finish(), stats, clicksTopic);
+        }
+    }
+
+    /** The outcome of {@link #ingestSyntheticEvents}. */
+    public record SyntheticEventsRun(IngestStats io, SyntheticEvents.Stats events, String clicksTopic) {
+        /** {@code ingest: impressions=… clicks=… … planted_auc=… seconds=… rate=…/s impressions_topic=… clicks_topic=…}. */
+        public String summaryLine() {
+            return String.format(Locale.ROOT, "ingest: impressions=%d clicks=%d duplicate_impressions=%d duplicate_clicks=%d"
+                            + " clicks_beyond_window=%d ctr=%.4f planted_auc=%.4f records=%d bytes=%d seconds=%.3f rate=%.0f/s"
+                            + " impressions_topic=%s clicks_topic=%s",
+                    events.impressions(), events.clicks(), events.duplicateImpressions(), events.duplicateClicks(),
+                    events.clicksBeyondWindow(), events.ctr(), events.plantedAuc(), io.records(), io.bytes(), io.seconds(),
+                    io.rate(), io.topic(), clicksTopic);
         }
     }
 
@@ -140,12 +195,15 @@ public final class Ingestor {
         private long bad;
         private long bytes;
 
+        /** Writes examples to the topic and dead letters beside it. */
         Run(IngestSettings settings) {
+            this(settings, Map.of(settings.topic(), settings.partitions(), settings.deadLetterTopic(), settings.partitions()));
+        }
+
+        /** Creates {@code topics} (name to partitions) first unless the settings say not to. */
+        Run(IngestSettings settings, Map<String, Integer> topics) {
             this.settings = settings;
             if (settings.partitions() > 0) {
-                Map<String, Integer> topics = new LinkedHashMap<>();
-                topics.put(settings.topic(), settings.partitions());
-                topics.put(settings.deadLetterTopic(), settings.partitions());
                 try {
                     Topics.ensure(settings.bootstrapServers(), topics);
                 } catch (KafkaException e) {
@@ -164,6 +222,15 @@ public final class Ingestor {
         void example(Example example) {
             byte[] value = codec.encode(example);
             send(() -> producer.send(new ProducerRecord<>(settings.topic(), null, value), onAck));
+            records++;
+            bytes += value.length;
+            tick();
+        }
+
+        /** A record keyed by {@code key} (UTF-8), for topics read by key such as the joiner's. */
+        void keyed(String topic, String key, byte[] value) {
+            byte[] k = key.getBytes(StandardCharsets.UTF_8);
+            send(() -> producer.send(new ProducerRecord<>(topic, k, value), onAck));
             records++;
             bytes += value.length;
             tick();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtrain.ingest.format.FeatureHashing;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.synthetic.PlantedFm;
@@ -99,6 +100,56 @@ class IngestCommandTest {
             assertEquals(file.toString(), d.getSource());
             assertTrue(!d.getDetail().isEmpty() || d.getReason().equals("empty"));
         }
+    }
+
+    @Test
+    void csvThroughAMappingFileKeepsLineNumbersOfTheFileInDeadLetters() throws Exception {
+        Path mapping = dir.resolve("m.json");
+        Files.writeString(mapping, "{\"label\": \"y\", \"id\": \"key\", \"features\": ["
+                + "{\"column\": \"city\", \"field\": 0}, {\"column\": \"n\", \"field\": 1, \"type\": \"bucketized\"}]}");
+        Path file = dir.resolve("rows.csv");
+        List<String> lines = List.of(
+                "key,y,city,n",   // 1 header
+                "a,1,paris,3",    // 2 good
+                "b,1,rome",       // 3 unparsable: 3 fields
+                "c,0,,0",         // 4 good
+                "d,7,oslo,1");    // 5 bad-label
+        Files.write(file, lines, StandardCharsets.UTF_8);
+        String topic = "ingest-csv";
+        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "csv", "--mapping",
+                mapping.toString(), "--file", file.toString(), "--partitions", "1");
+        assertEquals(0, r.exitCode, r.err);
+        Matcher m = SUMMARY.matcher(r.out.strip());
+        assertTrue(m.matches(), r.out);
+        assertEquals("2", m.group(1));
+        assertEquals("2", m.group(2));
+
+        AvroCodec<Example> examples = AvroCodec.of(Example.class);
+        List<Example> got = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
+            got.add(examples.decode(rec.value()));
+        }
+        got.sort(Comparator.comparing(Example::getId));
+        assertEquals(List.of("a", "c"), got.stream().map(Example::getId).toList());
+        long paris = FeatureHashing.hash64(0, "paris") & ((1L << ParseOptions.DEFAULT_HASH_BITS) - 1);
+        assertEquals(List.of(new Feature(0, paris, 1f), new Feature(1, 3L, 1f)), got.get(0).getFeatures()); // log2 bucket of 3
+        assertEquals(List.of(new Feature(1, 1L, 1f)), got.get(1).getFeatures());
+
+        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
+        List<String> dead = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
+            DeadLetter d = dlq.decode(rec.value());
+            dead.add(d.getLocation() + " " + d.getReason() + " " + StandardCharsets.UTF_8.decode(d.getPayload()));
+        }
+        dead.sort(Comparator.naturalOrder());
+        assertEquals(List.of("line:3 unparsable b,1,rome", "line:5 bad-label d,7,oslo,1"), dead);
+
+        Result noMapping = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "jsonl", "--file", file.toString());
+        assertEquals(2, noMapping.exitCode);
+        assertTrue(noMapping.err.contains("--format jsonl needs --mapping FILE"), noMapping.err);
+        Result wrongHeader = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "avazu", "--file", file.toString());
+        assertEquals(1, wrongHeader.exitCode);
+        assertTrue(wrongHeader.err.contains("line 1 (header)"), wrongHeader.err);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.streamtrain.cli;
 
 import io.streamtrain.export.LoadedModel;
+import io.streamtrain.ingest.IngestBenchCommand;
 import io.streamtrain.ingest.IngestSettings;
 import io.streamtrain.ingest.Ingestor;
 import io.streamtrain.ingest.synthetic.PlantedFm;
@@ -37,8 +38,10 @@ import picocli.CommandLine.Option;
         description = "Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at "
                 + "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness "
                 + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead; "
-                + "`bench freshness` times a record's way from Kafka to a published model update; `bench serve` loads `serve`.",
-        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class})
+                + "`bench freshness` times a record's way from Kafka to a published model update; `bench serve` loads `serve`; "
+                + "`bench join` measures the joiner's impressions/s; `bench ingest` Criteo TSV ingest lines/s.",
+        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, ExportBenchCommand.class,
+            JoinBenchCommand.class, IngestBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
     int examples;

@@ -24,6 +24,8 @@ import picocli.CommandLine.Command;
             ServeCommand.class,
             ReportCommand.class,
             DashboardCommand.class,
+            SqlCommand.class,
+            SqlGatewayCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         })

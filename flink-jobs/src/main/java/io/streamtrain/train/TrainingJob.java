@@ -9,8 +9,6 @@ import io.streamtrain.ps.PsState;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
-import io.streamtrain.ps.message.PushApplied;
-import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.BatchCredits;
@@ -21,14 +19,8 @@ import io.streamtrain.train.batch.PartitionLag;
 import io.streamtrain.train.batch.PartitionTail;
 import io.streamtrain.train.batch.SourceRecord;
 import io.streamtrain.train.batch.SourceRecordDeserializer;
-import io.streamtrain.train.batch.Rejected;
-import io.streamtrain.train.feedback.AppliedSerializer;
-import io.streamtrain.train.feedback.ModelUpdateSerializer;
-import io.streamtrain.train.feedback.DeadLetterSerializer;
-import io.streamtrain.train.feedback.MetricsSerializer;
 import io.streamtrain.train.worker.WindowReport;
 import io.streamtrain.train.feedback.PushDeserializer;
-import io.streamtrain.train.feedback.PushSerializer;
 import io.streamtrain.train.worker.Worker;
 import java.time.Duration;
 import java.util.HashMap;
@@ -44,8 +36,6 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -72,38 +62,49 @@ public final class TrainingJob {
     private TrainingJob() {}
 
     /**
+     * The training job on the examples topic: the loop with each output to its own Kafka sink.
+     *
      * @param feedbackStart where a fresh job's feedback source starts (the topic's end when the
      *     job was built); a restored job resumes from its checkpoint instead.
      */
     public static void build(StreamExecutionEnvironment env, Configuration conf, Map<TopicPartition, Long> feedbackStart) {
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        loop(env, conf, examples(env, conf), feedbackStart).sinkEach(conf);
+    }
+
+    /** The examples topic's records, from the configured start (a backfill: its own source, see below). */
+    public static DataStream<SourceRecord> examples(StreamExecutionEnvironment env, Configuration conf) {
         String topic = conf.get(TrainingOptions.TOPIC);
         if (topic == null) {
             throw new IllegalArgumentException("no training topic: set " + TrainingOptions.TOPIC.key() + " (--topic)");
         }
-        KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
-        ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
-        int dim = conf.get(PsOptions.DIM);
-
         // A backfill's source has no stopping offsets: the batcher ignores records at or after the
         // range's end (PartitionTail.beyondRange). A split that finished could not be continued
         // from a savepoint, and the Kafka source does not reliably commit a finished split's last
         // offset (its fetcher may be gone), which is what the backfill's done rule reads.
         // It has its own uid and group, so a streaming job restored from it starts its source at
         // the hand-over offsets.
-        Map<Integer, Long> stop = conf.getOptional(TrainingOptions.STOP_OFFSETS)
-                .map(TrainingOptions::partitionOffsets).orElse(Map.of());
+        Map<Integer, Long> stop = stopOffsets(conf);
         boolean backfill = !stop.isEmpty();
         KafkaSourceBuilder<SourceRecord> examplesBuilder = KafkaSource.<SourceRecord>builder()
-                .setBootstrapServers(bootstrap)
+                .setBootstrapServers(conf.get(TrainingOptions.BOOTSTRAP))
                 .setTopics(topic)
                 .setGroupId(backfill ? TrainingOptions.backfillGroup(conf) : TrainingOptions.examplesGroup(conf))
                 .setStartingOffsets(startingOffsets(conf, topic))
                 .setDeserializer(new SourceRecordDeserializer())
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
-        DataStream<SourceRecord> records = env.fromSource(examplesBuilder.build(), WatermarkStrategy.noWatermarks(), "examples")
+        return env.fromSource(examplesBuilder.build(), WatermarkStrategy.noWatermarks(), "examples")
                 .uid(backfill ? backfillSourceUid(stop) : EXAMPLES_SOURCE_UID);
+    }
+
+    /** The training loop on {@code records}: batcher, PS and worker, with their outputs not yet sunk. */
+    public static LoopOutputs loop(StreamExecutionEnvironment env, Configuration conf, DataStream<SourceRecord> records,
+            Map<TopicPartition, Long> feedbackStart) {
+        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        String topic = conf.get(TrainingOptions.TOPIC);
+        KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
+        ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
+        int dim = conf.get(PsOptions.DIM);
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
@@ -114,7 +115,7 @@ public final class TrainingJob {
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
-                        new PartitionTail(bootstrap, stop),
+                        new PartitionTail(bootstrap, stopOffsets(conf)),
                         new PartitionLag(bootstrap, topic),
                         new BatchCredits(bootstrap, TrainingOptions.appliedTopic(conf),
                                 conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis())))
@@ -122,10 +123,9 @@ public final class TrainingJob {
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
 
-        String feedbackTopic = TrainingOptions.feedbackTopic(conf);
         KafkaSource<Push> feedback = KafkaSource.<Push>builder()
                 .setBootstrapServers(bootstrap)
-                .setTopics(feedbackTopic)
+                .setTopics(TrainingOptions.feedbackTopic(conf))
                 .setGroupId(TrainingOptions.feedbackGroup(conf))
                 .setStartingOffsets(OffsetsInitializer.offsets(feedbackStart, OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new PushDeserializer())
@@ -153,63 +153,19 @@ public final class TrainingJob {
                 .uid("streamtrain-worker")
                 .name("worker");
 
-        // At-least-once is enough: the PS drops replayed pushes by (partition, batch sequence).
-        gradients.sinkTo(KafkaSink.<Push>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new PushSerializer(feedbackTopic, conf.get(TrainingOptions.FEEDBACK_PARTITIONS)))
-                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                        .setKafkaProducerConfig(producerProperties())
-                        .build())
-                .uid("streamtrain-feedback-sink")
-                .name("feedback-sink");
+        return new LoopOutputs(
+                gradients,
+                rows.getSideOutput(ParameterServer.APPLIED),
+                gradients.getSideOutput(Worker.METRICS)
+                        .union(rows.getSideOutput(ParameterServer.REPORTS).map(WindowReport::of).name("ps-reports"),
+                                batches.getSideOutput(MiniBatcher.REPORTS)),
+                batches.getSideOutput(MiniBatcher.DEAD_LETTERS),
+                conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC)
+                        ? Optional.of(rows.getSideOutput(ParameterServer.ROWS_CHANGED)) : Optional.empty());
+    }
 
-        // Flow-control notices only (BatchCredits): a lost or repeated one changes pacing, not the model.
-        rows.getSideOutput(ParameterServer.APPLIED)
-                .sinkTo(KafkaSink.<PushApplied>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new AppliedSerializer(TrainingOptions.appliedTopic(conf)))
-                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                        .setKafkaProducerConfig(producerProperties())
-                        .build())
-                .uid("streamtrain-applied-sink")
-                .name("applied-sink");
-
-        gradients.getSideOutput(Worker.METRICS)
-                .union(rows.getSideOutput(ParameterServer.REPORTS).map(WindowReport::of).name("ps-reports"),
-                        batches.getSideOutput(MiniBatcher.REPORTS))
-                .sinkTo(KafkaSink.<WindowReport>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new MetricsSerializer(TrainingOptions.metricsTopic(conf)))
-                        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                        .build())
-                .uid("streamtrain-metrics-sink")
-                .name("metrics-sink");
-
-        // Dead letters are counted by users: exactly once, so a replay does not repeat them.
-        Properties transactional = transactionalProducerProperties();
-        // Exactly once too: a follower sees a row's update only once its checkpoint completed, so
-        // serving never shows an update that a recovery takes back.
-        conf.getOptional(TrainingOptions.MODEL_UPDATES_TOPIC).ifPresent(updatesTopic -> rows
-                .getSideOutput(ParameterServer.ROWS_CHANGED)
-                .sinkTo(KafkaSink.<RowChanged>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new ModelUpdateSerializer(updatesTopic))
-                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-                        .setTransactionalIdPrefix(conf.get(TrainingOptions.NAME) + "-updates")
-                        .setKafkaProducerConfig(transactional)
-                        .build())
-                .uid("streamtrain-model-updates-sink")
-                .name("model-updates-sink"));
-        batches.getSideOutput(MiniBatcher.DEAD_LETTERS)
-                .sinkTo(KafkaSink.<Rejected>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)))
-                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-                        .setTransactionalIdPrefix(conf.get(TrainingOptions.NAME) + "-dlq")
-                        .setKafkaProducerConfig(transactional)
-                        .build())
-                .uid("streamtrain-dead-letter-sink")
-                .name("dead-letter-sink");
+    private static Map<Integer, Long> stopOffsets(Configuration conf) {
+        return conf.getOptional(TrainingOptions.STOP_OFFSETS).map(TrainingOptions::partitionOffsets).orElse(Map.of());
     }
 
     /**

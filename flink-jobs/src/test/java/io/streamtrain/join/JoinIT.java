@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.streamtrain.ingest.format.FeatureHashing;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
-import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.Impression;
 import io.streamtrain.testing.KafkaFixture;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +52,7 @@ class JoinIT {
             assertEquals(1f, ex.getSampleRate(), "no sampling");
             Impression imp = scenario.firstImpression.get(e.getKey());
             assertEquals(imp.getEventTime(), ex.getEventTime(), "the example happened when the impression did");
-            assertEquals(expectedFeatures(imp), ex.getFeatures(), "the built-in impressions mapping");
+            assertEquals(JoinScenario.impressionsMappingFeatures(imp), ex.getFeatures(), "the built-in impressions mapping");
         }
         assertTrue(expected.positives() > 300, "the scenario has positives: " + expected.positives());
         assertEquals(expected.deadLetters(), deadLetterReasons(t + ".out.dlq"));
@@ -200,16 +198,5 @@ class JoinIT {
         Map<String, Float> labels = new HashMap<>();
         out.forEach((id, e) -> labels.put(id, e.getLabel()));
         return labels;
-    }
-
-    /** The built-in impressions mapping, spelled out with the hash directly. */
-    private static List<Feature> expectedFeatures(Impression imp) {
-        String[] values = {imp.getUserId(), imp.getItemId(), imp.getContext().get("device"), imp.getContext().get("position"),
-                imp.getContext().get("hour")};
-        Feature[] features = new Feature[values.length];
-        for (int f = 0; f < values.length; f++) {
-            features[f] = new Feature(f, FeatureHashing.id(f, values[f], 0, values[f].length(), 24), 1f);
-        }
-        return List.of(features);
     }
 }

@@ -1,7 +1,9 @@
 package io.streamtrain.join;
 
+import io.streamtrain.ingest.format.FeatureHashing;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Click;
+import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.Impression;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -140,6 +142,17 @@ final class JoinScenario {
         for (Future<RecordMetadata> f : acks) {
             f.get();
         }
+    }
+
+    /** The built-in impressions mapping, spelled out with the hash directly. */
+    static List<Feature> impressionsMappingFeatures(Impression imp) {
+        String[] values = {imp.getUserId(), imp.getItemId(), imp.getContext().get("device"), imp.getContext().get("position"),
+                imp.getContext().get("hour")};
+        Feature[] features = new Feature[values.length];
+        for (int f = 0; f < values.length; f++) {
+            features[f] = new Feature(f, FeatureHashing.id(f, values[f], 0, values[f].length(), 24), 1f);
+        }
+        return List.of(features);
     }
 
     static byte[] key(String id) {

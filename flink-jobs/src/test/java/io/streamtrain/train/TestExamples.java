@@ -21,7 +21,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import java.util.concurrent.Future;
 
 /** Writes random examples to a topic and keeps the true per-row occurrence counts: the oracle's truth. */
-final class TestExamples {
+public final class TestExamples {
     final Map<Long, Long> trueCounts = new HashMap<>();
     long good;
     private final Random random;
@@ -60,7 +60,7 @@ final class TestExamples {
     }
 
     /** The same oracle against a snapshot of the truth ({@link #good}, {@link #trueCounts}) taken earlier. */
-    static void assertCountedExactlyOnce(List<ExportedRow> rows, long good, Map<Long, Long> trueCounts) {
+    public static void assertCountedExactlyOnce(List<ExportedRow> rows, long good, Map<Long, Long> trueCounts) {
         Map<Long, Long> exported = new HashMap<>();
         long biasCount = -1;
         for (ExportedRow row : rows) {

@@ -1,7 +1,11 @@
 package io.streamtrain.bundle;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.streamtrain.ingest.format.LineFormat;
+import io.streamtrain.ingest.format.LineParser;
+import io.streamtrain.ingest.format.ParseOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,14 +45,44 @@ public record ModelCard(
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /**
-     * @param inputFormat the line format of raw input (libsvm, libffm, criteo), or null when unknown:
-     *     then only (field, id, value) features can be scored
+     * @param inputFormat the line format of raw input (libsvm, libffm, criteo, csv, jsonl, avazu), or null when
+     *     unknown: then only (field, id, value) features can be scored
      * @param hashBits criteo categoricals hash to ids in [0, 2^hashBits) ({@code FeatureHashing})
+     * @param definition for csv, jsonl and avazu: the ingest feature mapping itself (its JSON), so scoring
+     *     featurises raw rows exactly as ingest did; null for the other formats (and in cards written before it)
      */
-    public record FeatureMapping(String inputFormat, int hashBits, String rowKey, String hash) {
+    public record FeatureMapping(String inputFormat, int hashBits, String rowKey, String hash, JsonNode definition) {
+        public FeatureMapping {
+            definition = definition == null || definition.isNull() ? null : definition; // JSON null reads as NullNode
+        }
+
         public static FeatureMapping of(String inputFormat, int hashBits) {
             return new FeatureMapping(inputFormat, hashBits, "field << 48 | id (FeatureKey)",
-                    "FNV-1a 64 over field (4 bytes BE) + UTF-8 value, murmur3 fmix64, low hashBits bits (FeatureHashing)");
+                    "FNV-1a 64 over field (4 bytes BE) + UTF-8 value, murmur3 fmix64, low hashBits bits (FeatureHashing)", null);
+        }
+
+        /** A mapped format (csv, jsonl, avazu) with the mapping it was ingested through. */
+        public static FeatureMapping of(String inputFormat, io.streamtrain.ingest.mapping.FeatureMapping mapping) {
+            if (mapping.definition() == null) {
+                throw new IllegalArgumentException(mapping + " was built in code and has no JSON definition to record");
+            }
+            try {
+                return new FeatureMapping(inputFormat, ParseOptions.DEFAULT_HASH_BITS, "field << 48 | id (FeatureKey)",
+                        "FNV-1a 64 over field (4 bytes BE) + UTF-8 value, murmur3 fmix64, low hash_bits bits per the mapping"
+                                + " (FeatureHashing)", JSON.readTree(mapping.definition()));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("mapping " + mapping.name() + " is not JSON", e);
+            }
+        }
+
+        /** The parser of raw lines as ingested, or null when the format is unknown; rows are read without a header. */
+        public LineParser parser(ParseOptions options) {
+            if (inputFormat == null) {
+                return null;
+            }
+            LineFormat format = LineFormat.fromName(inputFormat);
+            return definition == null ? format.parser(options.withHashBits(hashBits))
+                    : format.parser(options, io.streamtrain.ingest.mapping.FeatureMapping.fromJson(definition.toString(), "model card"));
         }
     }
 

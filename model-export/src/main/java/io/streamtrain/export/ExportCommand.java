@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.bundle.BundleWriter;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.ingest.format.LineFormat;
+import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ingest.format.ParseOptions;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -45,13 +46,37 @@ public final class ExportCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--format", paramLabel = "FORMAT",
-            description = "Line format the training data was ingested from (libsvm, libffm, criteo), recorded in the"
+            description = "Line format the training data was ingested from (libsvm, libffm, criteo, csv, jsonl, avazu), recorded in the"
                     + " model card so serving can score raw lines. Default: none (features only).")
     String format;
 
-    @Option(names = "--hash-bits", defaultValue = "" + ParseOptions.DEFAULT_HASH_BITS, paramLabel = "BITS",
+    @Option(names = "--mapping", paramLabel = "FILE",
+            description = "With --format csv or jsonl (required) or avazu (default builtin:avazu): the feature mapping used at"
+                    + " ingest, a file or builtin:NAME; the model card carries it, so scoring featurises raw rows the same way.")
+    String mapping;
+
+        @Option(names = "--hash-bits", defaultValue = "" + ParseOptions.DEFAULT_HASH_BITS, paramLabel = "BITS",
             description = "Criteo hashing bits used at ingest, recorded in the model card (default: ${DEFAULT-VALUE}).")
     int hashBits;
+
+    private ModelCard.FeatureMapping cardMapping() throws IOException {
+        LineFormat f = format == null ? null : LineFormat.fromName(format);
+        if (f == null || !f.isMapped()) {
+            if (mapping != null) {
+                throw new ParameterException(spec.commandLine(), "--mapping applies to --format csv, jsonl and avazu");
+            }
+            return ModelCard.FeatureMapping.of(f == null ? null : f.cliName(), hashBits);
+        }
+        if (mapping == null && f != LineFormat.AVAZU) {
+            throw new ParameterException(spec.commandLine(), "--format " + f.cliName() + " needs --mapping FILE (as at ingest)");
+        }
+        FeatureMapping m = FeatureMapping.load(mapping != null ? mapping : "builtin:avazu");
+        if (f == LineFormat.CSV && m.csv().columns() == null) {
+            throw new ParameterException(spec.commandLine(), "scoring reads CSV rows without a header: declare \"columns\" in "
+                    + mapping);
+        }
+        return ModelCard.FeatureMapping.of(f.cliName(), m);
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -61,12 +86,12 @@ public final class ExportCommand implements Callable<Integer> {
         if (bundle == null && out == null) {
             throw new ParameterException(spec.commandLine(), "give --bundle DIR and/or --out FILE");
         }
-        String inputFormat = format == null ? null : LineFormat.fromName(format).cliName();
+        ModelCard.FeatureMapping cardMapping = cardMapping();
         ModelInfo info = ModelInfo.read(checkpointDir != null ? checkpointDir : modelInfoNear(path));
         Path checkpoint = path != null ? path : LatestCheckpoint.in(checkpointDir);
         if (bundle != null) {
             long started = System.nanoTime();
-            ModelCard card = BundleWriter.write(checkpoint, info, ModelCard.FeatureMapping.of(inputFormat, hashBits), bundle,
+            ModelCard card = BundleWriter.write(checkpoint, info, cardMapping, bundle,
                     System.err, 1_000_000);
             double seconds = (System.nanoTime() - started) / 1e9;
             System.out.printf(Locale.ROOT, "export: bundle=%s rows=%d checksum=%s checkpoint=%s seconds=%.1f rows_per_s=%.0f%n",

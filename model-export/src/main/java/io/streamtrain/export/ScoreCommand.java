@@ -46,7 +46,8 @@ public final class ScoreCommand implements Callable<Integer> {
     @Option(names = "--file", required = true, description = "Input file in --format.")
     Path file;
 
-    @Option(names = "--format", description = "libsvm, libffm or criteo (as ingested). Default with --bundle: the model card's.")
+    @Option(names = "--format", description = "libsvm, libffm, criteo or avazu (as ingested). Default with --bundle: the model"
+            + " card's, with its feature mapping for csv, jsonl and avazu (a CSV file's header line gets no probability).")
     String format;
 
     @Option(names = "--hash-bits", description = "Criteo hashing bits, as at ingest. Default: the model card's with --bundle, else "
@@ -62,8 +63,13 @@ public final class ScoreCommand implements Callable<Integer> {
             try (Bundle bundle = Bundle.open(source.bundle); DjlScorer djl = DjlScorer.open(bundle)) {
                 ModelCard.FeatureMapping mapping = bundle.card().mapping();
                 System.err.println("score: " + bundle.card().modelType() + " bundle " + source.bundle + " on " + djl.engine());
-                return score(parser(format != null ? format : mapping.inputFormat(), hashBits != null ? hashBits : mapping.hashBits()),
-                        djl::predict, bundle.card().contents().rows() + 1);
+                LineParser parser = format == null && hashBits == null
+                        ? mapping.parser(ParseOptions.defaults(file.toString()))
+                        : parser(format != null ? format : mapping.inputFormat(), hashBits != null ? hashBits : mapping.hashBits());
+                if (parser == null) {
+                    throw new ParameterException(spec.commandLine(), "give --format: the bundle's model card records no input format");
+                }
+                return score(parser, djl::predict, bundle.card().contents().rows() + 1);
             }
         }
         LoadedModel model = LoadedModel.load(source.checkpointDir);
@@ -74,7 +80,11 @@ public final class ScoreCommand implements Callable<Integer> {
         if (formatName == null) {
             throw new ParameterException(spec.commandLine(), "give --format: the bundle's model card records no input format");
         }
-        return LineFormat.fromName(formatName).parser(ParseOptions.defaults(file.toString()).withHashBits(bits));
+        try {
+            return LineFormat.fromName(formatName).parser(ParseOptions.defaults(file.toString()).withHashBits(bits));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage() + "; score a bundle exported with it instead");
+        }
     }
 
     private int score(LineParser parser, ToDoubleFunction<Example> model, long rows) throws Exception {
@@ -82,6 +92,13 @@ public final class ScoreCommand implements Callable<Integer> {
         long bad = 0;
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
                 BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+            if (parser.expectsHeader()) { // a CSV file's header line: no probability for it
+                String header = in.readLine();
+                lines++;
+                if (header != null) {
+                    parser = parser.afterHeader(header);
+                }
+            }
             for (String line; (line = in.readLine()) != null; ) {
                 lines++;
                 ParseResult result = parser.parse(line, lines);

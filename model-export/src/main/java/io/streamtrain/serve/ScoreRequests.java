@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.bundle.ModelCard;
-import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.format.ParseResult;
@@ -42,9 +41,7 @@ public final class ScoreRequests {
     private final int maxFeatures;
 
     public ScoreRequests(ModelCard.FeatureMapping mapping, int maxExamples, int maxFeatures) {
-        this.parser = mapping.inputFormat() == null ? null
-                : LineFormat.fromName(mapping.inputFormat()).parser(
-                        ParseOptions.defaults("request").withHashBits(mapping.hashBits()).withMaxFeatures(maxFeatures));
+        this.parser = mapping.parser(ParseOptions.defaults("request").withMaxFeatures(maxFeatures));
         this.maxExamples = maxExamples;
         this.maxFeatures = maxFeatures;
     }

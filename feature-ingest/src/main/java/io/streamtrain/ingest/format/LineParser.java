@@ -4,7 +4,7 @@ package io.streamtrain.ingest.format;
  * Parses one text line into an example. Implementations are stateless and thread-safe, so one
  * instance can serve an ingest run or a scorer's request threads.
  */
-public sealed interface LineParser permits LibsvmParser, LibffmParser, CriteoParser {
+public sealed interface LineParser permits LibsvmParser, LibffmParser, CriteoParser, CsvParser, JsonLinesParser {
 
     /**
      * @param line one line without its terminator (a trailing {@code \r} is ignored)
@@ -13,4 +13,14 @@ public sealed interface LineParser permits LibsvmParser, LibffmParser, CriteoPar
     ParseResult parse(String line, long lineNumber);
 
     LineFormat format();
+
+    /** Whether the input's first line is a header for {@link #afterHeader}, not a record. */
+    default boolean expectsHeader() {
+        return false;
+    }
+
+    /** The parser for the lines after this header line; throws IllegalArgumentException for a bad header. */
+    default LineParser afterHeader(String header) {
+        return this;
+    }
 }

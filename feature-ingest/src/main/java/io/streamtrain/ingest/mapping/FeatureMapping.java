@@ -30,6 +30,9 @@ import java.util.Set;
  *   "id": "id",                 // optional example id column (default: source:line)
  *   "time": "ts",               // optional event-time column, epoch millis (default: the ingest clock)
  *   "hash_bits": 24,            // default for every categorical/multi column
+ *   "columns": ["click", "user_id", ...], // CSV only: column names in order (default: the file's header line)
+ *   "header": true,             // CSV only: files start with a header line (default: true without "columns")
+ *   "delimiter": ",",           // CSV only (default ",")
  *   "features": [
  *     {"column": "user_id", "field": 0, "type": "categorical"},
  *     {"column": "price",   "field": 1, "type": "numeric"},
@@ -45,7 +48,8 @@ import java.util.Set;
 public final class FeatureMapping implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> TOP_KEYS = Set.of("label", "id", "time", "hash_bits", "features", "doc");
+    private static final Set<String> TOP_KEYS =
+            Set.of("label", "id", "time", "hash_bits", "features", "columns", "header", "delimiter", "doc");
     private static final Set<String> FIELD_KEYS = Set.of("column", "field", "type", "boundaries", "separator", "hash_bits", "doc");
 
     private final String name;
@@ -53,8 +57,36 @@ public final class FeatureMapping implements Serializable {
     private final String idColumn;
     private final String timeColumn;
     private final List<FieldMapping> fields;
+    private final CsvLayout csv;
+    private final String definition; // the mapping's JSON, so a model card can carry it
 
+    /**
+     * How CSV files lay out their columns.
+     *
+     * @param columns the column names in order, or null to take them from the header line
+     * @param header whether files start with a header line (checked against {@code columns} when both are given)
+     */
+    public record CsvLayout(List<String> columns, boolean header, String delimiter) implements Serializable {
+        public static final CsvLayout FROM_HEADER = new CsvLayout(null, true, ",");
+
+        public CsvLayout {
+            columns = columns == null ? null : List.copyOf(columns);
+            if (columns == null && !header) {
+                throw new IllegalArgumentException("a mapping without \"columns\" needs a header line");
+            }
+            if (delimiter == null || delimiter.length() != 1 || delimiter.equals("\"")) {
+                throw new IllegalArgumentException("\"delimiter\" must be one character other than '\"'");
+            }
+        }
+    }
+
+    /** A mapping built in code (CSV columns from the header); it has no JSON {@link #definition()}. */
     public FeatureMapping(String name, String labelColumn, String idColumn, String timeColumn, List<FieldMapping> fields) {
+        this(name, labelColumn, idColumn, timeColumn, fields, CsvLayout.FROM_HEADER, null);
+    }
+
+    private FeatureMapping(String name, String labelColumn, String idColumn, String timeColumn, List<FieldMapping> fields,
+            CsvLayout csv, String definition) {
         if (fields.isEmpty()) {
             throw new IllegalArgumentException("mapping " + name + ": no features");
         }
@@ -63,6 +95,15 @@ public final class FeatureMapping implements Serializable {
         this.idColumn = idColumn;
         this.timeColumn = timeColumn;
         this.fields = List.copyOf(fields);
+        this.csv = csv;
+        this.definition = definition;
+        if (csv.columns() != null) {
+            for (String c : columns()) {
+                if (!csv.columns().contains(c)) {
+                    throw new IllegalArgumentException("mapping " + name + ": column " + c + " is not in \"columns\"");
+                }
+            }
+        }
     }
 
     /** A mapping file. */
@@ -83,6 +124,15 @@ public final class FeatureMapping implements Serializable {
             return parse(JSON.readTree(in), name);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A mapping from its JSON text, e.g. the {@link #definition()} a model card carries. */
+    public static FeatureMapping fromJson(String json, String name) {
+        try {
+            return parse(JSON.readTree(json), name);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(name + ": not a mapping: " + e.getMessage(), e);
         }
     }
 
@@ -120,7 +170,19 @@ public final class FeatureMapping implements Serializable {
             fields.add(new FieldMapping(column, f.get("field").asInt(), kind, buckets, text(f, "separator"),
                     f.path("hash_bits").asInt(hashBits)));
         }
-        return new FeatureMapping(name, text(root, "label"), text(root, "id"), text(root, "time"), fields);
+        List<String> columns = null;
+        if (root.has("columns")) {
+            if (!root.get("columns").isArray()) {
+                throw new IllegalArgumentException("\"columns\" must be an array of names");
+            }
+            columns = new ArrayList<>();
+            for (JsonNode c : root.get("columns")) {
+                columns.add(c.asText());
+            }
+        }
+        CsvLayout csv = new CsvLayout(columns, root.path("header").asBoolean(columns == null),
+                root.path("delimiter").asText(","));
+        return new FeatureMapping(name, text(root, "label"), text(root, "id"), text(root, "time"), fields, csv, root.toString());
     }
 
     private static void checkKeys(JsonNode node, Set<String> allowed, String what) {
@@ -268,6 +330,15 @@ public final class FeatureMapping implements Serializable {
 
     public List<FieldMapping> fields() {
         return fields;
+    }
+
+    public CsvLayout csv() {
+        return csv;
+    }
+
+    /** The mapping as JSON (compact), which {@link #fromJson} reads back to the same mapping; null when built in code. */
+    public String definition() {
+        return definition;
     }
 
     /** Columns the mapping reads (label, id, time, features). */

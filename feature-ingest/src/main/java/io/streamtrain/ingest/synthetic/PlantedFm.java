@@ -48,7 +48,7 @@ public final class PlantedFm {
     private final double bias;
     private final float[][] w; // [field][id]
     private final float[][] v; // [field][id * dim + k]
-    private final double[] zipfCdf;
+    private final Zipf zipf;
 
     /** Defaults: 8 fields, 1000 ids per field, Zipf 1.1, dim 4. */
     public PlantedFm(long seed) {
@@ -73,7 +73,7 @@ public final class PlantedFm {
         this.dim = dim;
         this.positiveRate = positiveRate;
         this.logitStd = logitStd;
-        this.zipfCdf = zipfCdf(vocabulary, zipfExponent);
+        this.zipf = new Zipf(vocabulary, zipfExponent);
         Random g = new Random(seed);
         this.w = new float[numFields][vocabulary];
         this.v = new float[numFields][vocabulary * dim];
@@ -99,7 +99,7 @@ public final class PlantedFm {
         this.bias = t.bias();
         this.w = t.w();
         this.v = t.v();
-        this.zipfCdf = zipfCdf(vocabulary, zipfExponent);
+        this.zipf = new Zipf(vocabulary, zipfExponent);
         if (w.length != numFields || v.length != numFields || Arrays.stream(w).anyMatch(r -> r.length != vocabulary)
                 || Arrays.stream(v).anyMatch(r -> r.length != vocabulary * dim)) {
             throw new IllegalArgumentException("planted truth: weight arrays do not match numFields/vocabulary/dim");
@@ -215,8 +215,7 @@ public final class PlantedFm {
 
     private void drawIds(Random r, int[] ids) {
         for (int f = 0; f < numFields; f++) {
-            int k = Arrays.binarySearch(zipfCdf, r.nextDouble());
-            ids[f] = Math.min(k >= 0 ? k + 1 : -k - 1, vocabulary - 1);
+            ids[f] = zipf.sample(r);
         }
     }
 
@@ -240,21 +239,6 @@ public final class PlantedFm {
             }
         }
         return sum;
-    }
-
-    /** cdf[r] = P(rank <= r), ranks 0-based; a uniform u maps to the first r with cdf[r] > u. */
-    private static double[] zipfCdf(int n, double s) {
-        double[] cdf = new double[n];
-        double total = 0;
-        for (int r = 0; r < n; r++) {
-            total += Math.pow(r + 1, -s);
-            cdf[r] = total;
-        }
-        for (int r = 0; r < n; r++) {
-            cdf[r] /= total;
-        }
-        cdf[n - 1] = 1.0;
-        return cdf;
     }
 
     private static double std(double[] xs) {

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -39,7 +37,7 @@ class CriteoParserTest {
         }
         for (int j = 0; j < 26; j++) {
             if (!cols[14 + j].isEmpty()) {
-                expected.add(new Feature(13 + j, expectedHash(13 + j, cols[14 + j]) & ((1L << 24) - 1), 1f));
+                expected.add(new Feature(13 + j, ParserAssertions.expectedHash(13 + j, cols[14 + j]) & ((1L << 24) - 1), 1f));
             }
         }
         assertEquals(37, expected.size());
@@ -52,14 +50,14 @@ class CriteoParserTest {
     @Test
     void hashIsPinned() {
         // Golden values: if these change, every trained model and serving store silently breaks.
-        assertEquals(expectedHash(13, "68fd1e64"), FeatureHashing.hash64(13, "68fd1e64"));
+        assertEquals(ParserAssertions.expectedHash(13, "68fd1e64"), FeatureHashing.hash64(13, "68fd1e64"));
         assertEquals(0x5a3ae1516617599dL, FeatureHashing.hash64(13, "68fd1e64")); // also checked in Python
         assertEquals(0x17599dL, FeatureHashing.id(13, "68fd1e64", 0, 8, 24));
         // Non-ASCII and supplementary characters hash their UTF-8 bytes.
         for (String s : List.of("é", "日本", "😀x", "a\uD800b", "")) {
-            assertEquals(expectedHash(20, s), FeatureHashing.hash64(20, s), s);
+            assertEquals(ParserAssertions.expectedHash(20, s), FeatureHashing.hash64(20, s), s);
         }
-        assertEquals(expectedHash(38, "c5c50484") & ((1L << 48) - 1), FeatureHashing.id(38, "c5c50484", 0, 8, 48));
+        assertEquals(ParserAssertions.expectedHash(38, "c5c50484") & ((1L << 48) - 1), FeatureHashing.id(38, "c5c50484", 0, 8, 48));
     }
 
     @Test
@@ -93,7 +91,7 @@ class CriteoParserTest {
         LineParser narrow = LineFormat.CRITEO.parser(ParserAssertions.options("d").withHashBits(4));
         for (Feature f : ok(narrow, LINE).getFeatures()) {
             if (f.getField() >= 13) {
-                assertEquals(expectedHash(f.getField(), LINE.split("\t", -1)[f.getField() + 1]) & 15, f.getId());
+                assertEquals(ParserAssertions.expectedHash(f.getField(), LINE.split("\t", -1)[f.getField() + 1]) & 15, f.getId());
             }
         }
         assertThrows(IllegalArgumentException.class, () -> ParseOptions.defaults("d").withHashBits(49));
@@ -135,28 +133,11 @@ class CriteoParserTest {
         return k + 1;
     }
 
-    /** The documented hash from scratch: FNV-1a 64 over (field big-endian, UTF-8 bytes), then fmix64. */
-    static long expectedHash(int field, String value) {
-        byte[] text = value.getBytes(StandardCharsets.UTF_8);
-        byte[] bytes = ByteBuffer.allocate(4 + text.length).putInt(field).put(text).array();
-        long h = 0xcbf29ce484222325L;
-        for (byte b : bytes) {
-            h ^= b & 0xff;
-            h *= 0x100000001b3L;
-        }
-        h ^= h >>> 33;
-        h *= 0xff51afd7ed558ccdL;
-        h ^= h >>> 33;
-        h *= 0xc4ceb9fe1a85ec53L;
-        h ^= h >>> 33;
-        return h;
-    }
-
     @Test
     void formatNames() {
         assertEquals(LineFormat.CRITEO, LineFormat.fromName("Criteo"));
-        assertEquals(List.of("libsvm", "libffm", "criteo"),
+        assertEquals(List.of("libsvm", "libffm", "criteo", "csv", "jsonl", "avazu"),
                 Collections.unmodifiableList(java.util.Arrays.stream(LineFormat.values()).map(LineFormat::cliName).toList()));
-        assertThrows(IllegalArgumentException.class, () -> LineFormat.fromName("csv"));
+        assertThrows(IllegalArgumentException.class, () -> LineFormat.fromName("tsv"));
     }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.streamtrain.schema.Example;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import io.streamtrain.schema.Feature;
 import java.util.List;
 
@@ -34,5 +36,27 @@ final class ParserAssertions {
 
     static void features(Example e, Feature... expected) {
         assertEquals(List.of(expected), e.getFeatures());
+    }
+
+    /** The documented hash from scratch: FNV-1a 64 over (field big-endian, UTF-8 bytes), then fmix64. */
+    static long expectedHash(int field, String value) {
+        byte[] text = value.getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = ByteBuffer.allocate(4 + text.length).putInt(field).put(text).array();
+        long h = 0xcbf29ce484222325L;
+        for (byte b : bytes) {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    /** The documented categorical id: the low {@code bits} bits of the hash. */
+    static long expectedId(int field, String value, int bits) {
+        return expectedHash(field, value) & ((1L << bits) - 1);
     }
 }

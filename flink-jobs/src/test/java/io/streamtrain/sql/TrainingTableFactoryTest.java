@@ -1,0 +1,78 @@
+package io.streamtrain.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.train.TrainingOptions;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.junit.jupiter.api.Test;
+
+/** The connector's options through the real planner: each mistake fails the statement, naming it. */
+class TrainingTableFactoryTest {
+    private final TableEnvironment tables = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+
+    @Test
+    void tableKeysAreTheTrainingOptionsShortNames() {
+        Configuration conf = TrainingTableOptions.trainingConfiguration(
+                Map.of("model", "lr", "dim", "16", "batch-size", "32", "kafka.bootstrap-servers", "k:9", "learning-rate", "0.5"), "m");
+        assertEquals("lr", conf.get(TrainingOptions.MODEL));
+        assertEquals(16, conf.get(PsOptions.DIM));
+        assertEquals(32, conf.get(TrainingOptions.BATCH_SIZE));
+        assertEquals("k:9", conf.get(TrainingOptions.BOOTSTRAP));
+        assertEquals(0.5f, conf.get(PsOptions.LEARNING_RATE), 1e-6);
+        assertEquals("m", conf.get(TrainingOptions.NAME), "the table's name names the job");
+        assertEquals("m.examples", conf.get(TrainingOptions.TOPIC), "the staging topic defaults to <table>.examples");
+        assertTrue(TrainingTableOptions.tableOptions().stream().noneMatch(o -> o.key().equals("start-offsets")),
+                "where the loop starts is the sink's business");
+    }
+
+    @Test
+    void anUnknownOptionIsRejectedWithItsName() {
+        String error = failure("'dimm' = '8'", "label INT, a STRING");
+        assertTrue(error.contains("dimm") && error.contains("Unsupported options"), error);
+    }
+
+    @Test
+    void aBadValueIsRejectedWithTheTableKey() {
+        String error = failure("'dim' = 'eight'", "label INT, a STRING");
+        assertTrue(error.contains("'dim'") && error.contains("eight"), error);
+    }
+
+    @Test
+    void anUnknownModelOrOptimizerIsRejected() {
+        String model = failure("'model' = 'xgboost'", "label INT, a STRING");
+        assertTrue(model.contains("xgboost"), model);
+        String optimizer = failure("'optimizer' = 'lion'", "label INT, a STRING");
+        assertTrue(optimizer.contains("lion"), optimizer);
+    }
+
+    @Test
+    void aTableWithoutLabelColumnOrMappingIsRejected() {
+        String error = failure("'model' = 'fm'", "clicked INT, a STRING");
+        assertTrue(error.contains("'label'"), error);
+    }
+
+    @Test
+    void aColumnTypeThatCannotBeAFeatureIsRejected() {
+        String error = failure("'model' = 'fm'", "label INT, t MAP<STRING, STRING>");
+        assertTrue(error.contains("column t") && error.contains("cannot be a feature"), error);
+    }
+
+    /** The message chain of planning an INSERT into a streamtrain table with these options and columns. */
+    private String failure(String options, String columns) {
+        String name = "t" + System.nanoTime();
+        tables.executeSql("CREATE TABLE " + name + " (" + columns + ") WITH ('connector' = 'streamtrain', " + options + ")");
+        String select = columns.contains("MAP") ? "SELECT 1, MAP['k', 'v']" : "SELECT 1, 'x'";
+        Throwable e = assertThrows(Exception.class, () -> tables.explainSql("INSERT INTO " + name + " " + select));
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            messages.append(t.getMessage()).append('\n');
+        }
+        return messages.toString();
+    }
+}
