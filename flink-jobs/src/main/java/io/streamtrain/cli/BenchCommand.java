@@ -9,6 +9,9 @@ import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.report.MetricsTopic;
+import io.streamtrain.report.ReportWriter;
+import io.streamtrain.report.RunTimeline;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.Example;
 import io.streamtrain.serve.ServeBenchCommand;
@@ -61,6 +64,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
+    @Option(names = "--plots", paramLabel = "DIR",
+            description = "Write each run's curves from its metrics topic as SVG files into DIR (<run>-<series>.svg, as `report --svg-dir`).")
+    Path plots;
+
     @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key for the training runs, e.g. RocksDB options.")
     Map<String, String> extra = new LinkedHashMap<>();
 
@@ -93,6 +100,11 @@ public final class BenchCommand implements Callable<Integer> {
                     TrainingSummary s = TrainingRun.run(new TrainingRun.Settings(
                             conf, checkpoints, p, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
                     System.err.println(s.line());
+                    if (plots != null) {
+                        RunTimeline run = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
+                                TrainingOptions.metricsTopic(conf), Duration.ofSeconds(60)).records());
+                        System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, run));
+                    }
                     long rows = LoadedModel.load(checkpoints).rows();
                     double mb = s.checkpointBytes() / 1e6;
                     table.add(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.0f | %d | %d | %.1f | %.1f |",

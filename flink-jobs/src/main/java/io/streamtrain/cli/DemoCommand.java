@@ -8,6 +8,7 @@ import io.streamtrain.ingest.IngestStats;
 import io.streamtrain.ingest.Ingestor;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.kafka.LocalKafka;
+import io.streamtrain.report.Dashboard;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.Chaos;
@@ -72,6 +73,13 @@ public final class DemoCommand implements Callable<Integer> {
             description = "With --chaos: examples/s written while training runs, so that training outlasts the chaos (default: ${DEFAULT-VALUE}).")
     int rate;
 
+    @Option(names = "--dashboard",
+            description = "Also serve the live dashboard of the run on 127.0.0.1 (see `dashboard`); it stays up after the run until Ctrl-C.")
+    boolean dashboard;
+
+    @Option(names = "--dashboard-port", defaultValue = "8088", description = "Port of --dashboard, 0 for any free one (default: ${DEFAULT-VALUE}).")
+    int dashboardPort;
+
     @Override
     public Integer call() throws Exception {
         if (chaos && taskManagers < 1) {
@@ -79,8 +87,13 @@ public final class DemoCommand implements Callable<Integer> {
         }
         clear(dir);
         System.err.println("demo: starting Kafka (KRaft) on 127.0.0.1 ...");
+        Dashboard page = null;
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             String topic = "demo-examples";
+            if (dashboard) {
+                page = Dashboard.start(kafka.bootstrapServers(), topic + ".metrics", dashboardPort);
+                System.out.println("demo: live dashboard at " + page.url());
+            }
             PlantedFm truth = new PlantedFm(seed, PlantedFm.DEFAULT_FIELDS, vocabulary, PlantedFm.DEFAULT_ZIPF_EXPONENT, PlantedFm.DEFAULT_DIM);
             IngestSettings ingestSettings = IngestSettings.of(kafka.bootstrapServers(), topic);
             Thread stream = null;
@@ -134,6 +147,19 @@ public final class DemoCommand implements Callable<Integer> {
                     "demo: trained %d examples at %.0f examples/s; learned AUC %.4f vs planted %.4f (gap %.4f); checkpoints in %s",
                     summary.records(), summary.examplesPerSecond(), heldOut.learnedAuc(), heldOut.plantedAuc(),
                     heldOut.plantedAuc() - heldOut.learnedAuc(), checkpoints.toAbsolutePath()));
+            if (page != null) {
+                page.stopFollowing(); // the broker stops with the demo; the page keeps the run it read
+            }
+        } catch (Exception e) {
+            if (page != null) {
+                page.close();
+            }
+            throw e;
+        }
+        if (page != null) {
+            System.out.println("demo: the dashboard keeps showing the finished run at " + page.url() + " until Ctrl-C");
+            page.awaitShutdown(System.err, Duration.ofSeconds(60));
+            page.close();
         }
         return 0;
     }

@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
             ScoreCommand.class,
             ServeCommand.class,
             ReportCommand.class,
+            DashboardCommand.class,
             SqlCommand.class,
             SqlGatewayCommand.class,
             BenchCommand.class,

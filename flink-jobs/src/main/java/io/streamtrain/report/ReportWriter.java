@@ -1,8 +1,14 @@
 package io.streamtrain.report;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -15,14 +21,20 @@ public final class ReportWriter {
     private static final int HEIGHT = 170;
     private static final int PAD = 40;
 
-    private record Series(String title, String unit, ToDoubleFunction<RunTimeline.Point> value) {}
+    /** One curve of a run; {@code key} names it in file names and in the dashboard's JSON and DOM. */
+    public record Series(String key, String title, String unit, ToDoubleFunction<RunTimeline.Point> value) {}
 
-    private static final List<Series> SERIES = List.of(
-            new Series("examples/s", "examples/s", RunTimeline.Point::examplesPerSecond),
-            new Series("consumer lag", "records", RunTimeline.Point::lag),
-            new Series("window AUC", "AUC", RunTimeline.Point::auc),
-            new Series("window logloss", "nats", RunTimeline.Point::logloss),
-            new Series("gradient staleness p99", "ms", RunTimeline.Point::stalenessP99Ms));
+    /** The curves every view of a run draws (report, SVG files, live dashboard), in this order. */
+    public static final List<Series> SERIES = List.of(
+            new Series("examples-per-second", "examples/s", "examples/s", RunTimeline.Point::examplesPerSecond),
+            new Series("lag", "consumer lag", "records", RunTimeline.Point::lag),
+            new Series("auc", "window AUC", "AUC", RunTimeline.Point::auc),
+            new Series("logloss", "window logloss", "nats", RunTimeline.Point::logloss),
+            new Series("staleness-p99", "gradient staleness p99", "ms", RunTimeline.Point::stalenessP99Ms));
+
+    /** Marker colours by kind; the dashboard page gets them from its JSON. */
+    private static final Map<RunTimeline.Kind, String> MARKER_COLOURS = Map.of(
+            RunTimeline.Kind.CHECKPOINT, "#9ab", RunTimeline.Kind.RESCALE, "#d80", RunTimeline.Kind.RECOVERY, "#c00");
 
     private ReportWriter() {}
 
@@ -30,8 +42,7 @@ public final class ReportWriter {
         StringBuilder b = new StringBuilder();
         b.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>").append(escape(title)).append("</title>\n")
                 .append("<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
-                        + "td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}th{text-align:left}"
-                        + ".checkpoint{stroke:#9ab}.rescale{stroke:#d80}.recovery{stroke:#c00}</style></head><body>\n")
+                        + "td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}th{text-align:left}</style></head><body>\n")
                 .append("<h1>").append(escape(title)).append("</h1>\n")
                 .append("<p>Run started ").append(Instant.ofEpochMilli(run.startMs())).append(", ")
                 .append(run.seconds()).append(" s of metrics. Markers: grey checkpoint, orange rescale, red recovery.</p>\n");
@@ -56,27 +67,38 @@ public final class ReportWriter {
         b.append("</table>\n");
     }
 
+    public static String markerColour(RunTimeline.Kind kind) {
+        return MARKER_COLOURS.get(kind);
+    }
+
     private static void row(StringBuilder b, String name, String value) {
         b.append("<tr><th>").append(name).append("</th><td>").append(value).append("</td></tr>\n");
     }
 
     private static void chart(StringBuilder b, RunTimeline run, Series s) {
+        b.append("<h2>").append(s.title()).append("</h2>\n");
+        b.append(hasValues(run, s) ? svg(run, s, false) : "<p>not reported</p>\n");
+    }
+
+    static boolean hasValues(RunTimeline run, Series s) {
+        return run.points().stream().mapToDouble(s.value()).anyMatch(Double::isFinite);
+    }
+
+    /** One series as an SVG chart with the run's markers: a standalone document, or inline in HTML (no namespace). */
+    static String svg(RunTimeline run, Series s, boolean standalone) {
         double max = run.points().stream().mapToDouble(s.value()).filter(Double::isFinite).max().orElse(Double.NaN);
         double min = run.points().stream().mapToDouble(s.value()).filter(Double::isFinite).min().orElse(Double.NaN);
-        b.append("<h2>").append(s.title()).append("</h2>\n");
-        if (Double.isNaN(max)) {
-            b.append("<p>not reported</p>\n");
-            return;
-        }
-        double lo = Math.min(0, min);
+        StringBuilder b = new StringBuilder();
+        double lo = Double.isNaN(min) ? 0 : Math.min(0, min);
         double span = max > lo ? max - lo : 1;
         double seconds = Math.max(1, run.seconds() - 1);
-        b.append(String.format(Locale.ROOT, "<svg width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">\n",
-                WIDTH, HEIGHT, escape(s.title())));
+        b.append(String.format(Locale.ROOT, "<svg%s width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">\n",
+                standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", WIDTH, HEIGHT, escape(s.title())));
+        b.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", WIDTH, HEIGHT));
         for (RunTimeline.Marker m : run.markers()) {
             double x = PAD + (WIDTH - 2 * PAD) * m.second() / seconds;
-            b.append(String.format(Locale.ROOT, "<line class=\"%s\" x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"%d\"><title>%s</title></line>\n",
-                    m.kind().name().toLowerCase(Locale.ROOT), x, x, HEIGHT - 20, escape(m.label())));
+            b.append(String.format(Locale.ROOT, "<line class=\"%s\" stroke=\"%s\" x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"%d\"><title>%s</title></line>\n",
+                    m.kind().name().toLowerCase(Locale.ROOT), MARKER_COLOURS.get(m.kind()), x, x, HEIGHT - 20, escape(m.label())));
         }
         b.append("<polyline fill=\"none\" stroke=\"#1565c0\" stroke-width=\"1.5\" points=\"");
         for (RunTimeline.Point p : run.points()) {
@@ -88,10 +110,37 @@ public final class ReportWriter {
             }
         }
         b.append("\"/>\n");
-        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"14\" font-size=\"11\">%s %s</text>", num(max, 3), s.unit()));
-        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"%d\" font-size=\"11\">%s</text>", HEIGHT - 20, num(lo, 3)));
-        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%d s</text>\n</svg>\n",
+        if (standalone) { // in HTML the heading names the chart
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"14\" font-size=\"13\" font-family=\"sans-serif\" text-anchor=\"middle\">%s</text>",
+                    WIDTH / 2, escape(s.title())));
+        }
+        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"14\" font-size=\"11\" font-family=\"sans-serif\">%s %s</text>", axis(max), s.unit()));
+        b.append(String.format(Locale.ROOT, "<text x=\"2\" y=\"%d\" font-size=\"11\" font-family=\"sans-serif\">%s</text>", HEIGHT - 20, axis(lo)));
+        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\" font-family=\"sans-serif\">%d s</text>\n</svg>\n",
                 WIDTH - PAD, HEIGHT - 4, run.seconds()));
+        return b.toString();
+    }
+
+    /**
+     * Writes {@code <prefix>-<series key>.svg} into {@code dir} for every series the run reported,
+     * for embedding in documents; returns the files written.
+     */
+    public static List<Path> writeSvgs(Path dir, String prefix, RunTimeline run) throws IOException {
+        Files.createDirectories(dir);
+        List<Path> written = new ArrayList<>();
+        for (Series s : SERIES) {
+            if (hasValues(run, s)) {
+                Path file = dir.resolve(prefix + "-" + s.key() + ".svg");
+                Files.writeString(file, svg(run, s, true), StandardCharsets.UTF_8);
+                written.add(file);
+            }
+        }
+        return written;
+    }
+
+    /** An axis label: whole numbers from 100 up, three decimals below (AUC, logloss). */
+    private static String axis(double v) {
+        return num(v, Math.abs(v) >= 100 ? 0 : 3);
     }
 
     private static String num(double v, int decimals) {

@@ -154,6 +154,24 @@ public final class RunTimeline {
         return markers.stream().filter(m -> m.kind() == kind).count();
     }
 
+    /**
+     * Mean examples/s over the {@code n} seconds before the newest one (which a live run may still
+     * be filling); NaN before two seconds of metrics.
+     */
+    public double recentRate(int n) {
+        int end = points.size() - 1;
+        int begin = Math.max(0, end - n);
+        if (end <= begin) {
+            return Double.NaN;
+        }
+        long span = points.get(end).second() - points.get(begin).second();
+        double sum = 0;
+        for (int i = begin; i < end; i++) {
+            sum += points.get(i).examplesPerSecond();
+        }
+        return sum / span;
+    }
+
     /** The last reported value of a series, NaN if never reported. */
     public double last(java.util.function.ToDoubleFunction<Point> series) {
         for (int i = points.size() - 1; i >= 0; i--) {

@@ -43,5 +43,19 @@ class ReportCommandTest {
         assertEquals(5, html.split("<polyline", -1).length - 1, "one curve per series");
         assertTrue(html.contains("class=\"recovery\""), "the recovery is marked on the charts");
         assertTrue(!html.contains("<script") && !html.contains("http"), "self-contained: no scripts, no external assets");
+
+        Path svgs = dir.resolve("img");
+        assertEquals(0, new CommandLine(new io.streamtrain.cli.ReportCommand())
+                .execute("--bootstrap", kafka.bootstrapServers(), "--metrics-topic", topic, "--svg-dir", svgs.toString()));
+        for (ReportWriter.Series s : ReportWriter.SERIES) {
+            String svg = Files.readString(svgs.resolve(topic + "-" + s.key() + ".svg"));
+            assertTrue(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""), "a standalone SVG document: " + svg);
+            int curve = svg.indexOf("<polyline");
+            assertTrue(html.contains(svg.substring(svg.indexOf("<rect"), svg.indexOf("/>", curve) + 2)),
+                    "the same markers and curve as the report's " + s.title());
+            assertTrue(svg.contains(">" + s.title() + "</text>"), "a standalone plot names its series");
+        }
+        javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(svgs.resolve(topic + "-auc.svg").toFile()); // well-formed XML
     }
 }
