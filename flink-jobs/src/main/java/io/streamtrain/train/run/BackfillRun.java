@@ -106,7 +106,7 @@ public final class BackfillRun {
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
-                summary = new TrainingSummary(watch.records(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
+                summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
                         staleness, deadLetters, seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
         }

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -28,9 +29,12 @@ import org.apache.kafka.common.TopicPartition;
  * sources committed when their checkpoints completed. Works the same for a local or remote job.
  */
 public final class KafkaProgress implements AutoCloseable {
+    private final String bootstrap;
     private final Admin admin;
+    private KafkaConsumer<byte[], byte[]> consumer; // for counting, opened on first use
 
     public KafkaProgress(String bootstrap) {
+        this.bootstrap = bootstrap;
         Properties p = new Properties();
         p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
@@ -133,27 +137,61 @@ public final class KafkaProgress implements AutoCloseable {
      * also count transaction markers.
      */
     public static long countCommittedRecords(String bootstrap, String topic, Map<TopicPartition, Long> from) {
+        try (KafkaConsumer<byte[], byte[]> consumer = readCommittedConsumer(bootstrap)) {
+            return countCommitted(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
+        }
+    }
+
+    /**
+     * Counts the committed records in {@code [from, to)} of each partition, up to {@code limit}:
+     * a transactional producer's commit markers (and aborted records) take offsets too.
+     */
+    public long countCommittedRecords(Map<TopicPartition, Long> from, Map<TopicPartition, Long> to, long limit) {
+        if (consumer == null) {
+            consumer = readCommittedConsumer(bootstrap);
+        }
+        return countCommitted(consumer, from, to, limit);
+    }
+
+    /** Reads each partition from its {@code from} to its {@code to}; gives up after 30 s with what it counted. */
+    private static long countCommitted(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> from,
+                                       Map<TopicPartition, Long> to, long limit) {
+        Map<TopicPartition, Long> ranges = new HashMap<>();
+        from.forEach((tp, o) -> {
+            if (o < to.getOrDefault(tp, 0L)) {
+                ranges.put(tp, o);
+            }
+        });
+        consumer.assign(ranges.keySet());
+        ranges.forEach(consumer::seek);
+        long count = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (count < limit && System.nanoTime() < deadline
+                && ranges.keySet().stream().anyMatch(tp -> consumer.position(tp) < to.get(tp))) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                if (r.offset() < to.get(new TopicPartition(r.topic(), r.partition()))) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
+    private static KafkaConsumer<byte[], byte[]> readCommittedConsumer(String bootstrap) {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        long count = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            consumer.assign(from.keySet());
-            from.forEach(consumer::seek);
-            Map<TopicPartition, Long> end = consumer.endOffsets(from.keySet());
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (from.keySet().stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
-                count += consumer.poll(Duration.ofMillis(200)).count();
-            }
-        }
-        return count;
+        return new KafkaConsumer<>(p);
     }
 
     @Override
     public void close() {
+        if (consumer != null) {
+            consumer.close();
+        }
         admin.close();
     }
 }

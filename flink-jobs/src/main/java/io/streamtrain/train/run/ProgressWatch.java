@@ -2,6 +2,7 @@ package io.streamtrain.train.run;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
@@ -35,6 +36,8 @@ final class ProgressWatch {
     private long firstAdvance;
     private long recordsAtFirstAdvance;
     private String lastSnapshot = "";
+    private Map<TopicPartition, Long> examplesCommitted = Map.of();
+    private boolean transactional;
 
     /**
      * @param examplesGroup the group the examples source commits to on checkpoints
@@ -99,19 +102,47 @@ final class ProgressWatch {
             }
         }
         records = done;
+        examplesCommitted = committed;
         String snapshot = end + "|" + committed + "|" + feedbackEnd + "|" + feedbackCommitted;
+        if (snapshot.equals(lastSnapshot)) {
+            // Offsets stand still short of the end: on a topic written by transactions (the joiner's
+            // output, SQL staging) the gap can be commit markers alone, which no consumer reads.
+            if (lag > 0 && !holdsRecords(committed, examplesFrom, end)) {
+                lag = 0;
+                transactional = true;
+            }
+            if (feedbackLag > 0 && !holdsRecords(feedbackCommitted, feedbackFrom, feedbackEnd)) {
+                feedbackLag = 0;
+            }
+        }
         if (!snapshot.equals(lastSnapshot) || lag > 0 || feedbackLag > 0) {
             lastChange = System.nanoTime();
             lastSnapshot = snapshot;
         }
     }
 
+    /** Whether a committed record lies between where the group is (or starts) and the end. */
+    private boolean holdsRecords(Map<TopicPartition, Long> committed, Map<TopicPartition, Long> floor, Map<TopicPartition, Long> end) {
+        Map<TopicPartition, Long> from = new HashMap<>();
+        end.keySet().forEach(tp -> from.put(tp, committed.getOrDefault(tp, floor.getOrDefault(tp, 0L))));
+        return kafka.countCommittedRecords(from, end, 1) > 0;
+    }
+
     Duration quietFor() {
         return Duration.ofNanos(System.nanoTime() - lastChange);
     }
 
+    /** Records trained and committed, counted from offsets (so with transaction markers on a transactional topic). */
     long records() {
         return records;
+    }
+
+    /**
+     * Records trained and committed, exactly: on a topic where commit markers were seen, counted
+     * by reading the committed range (once, for a run's summary).
+     */
+    long exactRecords() {
+        return transactional ? kafka.countCommittedRecords(examplesFrom, examplesCommitted, Long.MAX_VALUE) : records;
     }
 
     long lag() {

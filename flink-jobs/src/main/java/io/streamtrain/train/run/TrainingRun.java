@@ -147,7 +147,7 @@ public final class TrainingRun {
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
-                return new TrainingSummary(watch.records(), watch.steadyRate(),
+                return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
                         window[0], window[1], cps.completed(), restarts, staleness, deadLetters, seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
