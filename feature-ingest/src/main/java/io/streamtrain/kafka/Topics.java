@@ -2,6 +2,7 @@ package io.streamtrain.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -13,10 +14,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +81,18 @@ public final class Topics {
     }
 
     /**
+     * The metadata names a leader before that broker has opened its replica (KRaft applies the
+     * change asynchronously), and a produce in that gap fails with NOT_LEADER_OR_FOLLOWER. A
+     * list-offsets answered by every leader shows each replica is open.
+     */
+    private static void awaitReplicasOpen(Admin admin, Map<String, TopicDescription> described)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        described.forEach((name, d) -> d.partitions().forEach(p -> latest.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
+        admin.listOffsets(latest).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
      * Creation returns once the controller committed it; wait until every partition has a leader
      * so that the first produce or a consumer's partition lookup does not race the metadata.
      */
@@ -90,10 +105,11 @@ public final class Topics {
                 boolean ready = described.values().stream()
                         .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
                 if (ready) {
+                    awaitReplicasOpen(admin, described);
                     return;
                 }
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                if (!(e.getCause() instanceof RetriableException)) { // unknown topic, not leader yet
                     throw new KafkaException("could not describe topics " + names, e.getCause());
                 }
             } catch (TimeoutException e) {
