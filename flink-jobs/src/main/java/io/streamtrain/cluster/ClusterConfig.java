@@ -12,6 +12,7 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.SchedulerExecutionMode;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 
 /**
  * The Flink configuration of a local reactive-mode cluster: everything on 127.0.0.1, the adaptive
@@ -53,6 +54,9 @@ public final class ClusterConfig {
         c.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
         c.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(10));
         c.set(HeartbeatManagerOptions.HEARTBEAT_RPC_FAILURE_THRESHOLD, 2);
+        // The REST API serves a job's state from a cache this old (Flink's default: 3 s); `cluster
+        // status` and the rescale timings read it, so a stale view would make rescales look 3 s longer.
+        c.set(WebOptions.REFRESH_INTERVAL, Duration.ofMillis(250));
         c.addAll(overrides);
 
         c.set(JobManagerOptions.ADDRESS, HOST);
