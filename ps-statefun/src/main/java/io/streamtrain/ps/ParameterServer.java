@@ -26,16 +26,19 @@ import org.apache.flink.util.OutputTag;
  * applies gradient pushes read back from the feedback topic (input 2). Each push carries its
  * mini-batch's (source partition, sequence number); the PS remembers the last one applied per
  * partition and key group and drops replays, so every batch changes every row at most once. Every
- * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control.
+ * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control
+ * (coalesced per batch by {@link AppliedNotices}).
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
     private static final long REPORT_EVERY_MS = 1000;
+    /** How long a coalesced applied notice may wait for more pushes of its batch. */
+    private static final long NOTICE_FLUSH_MS = 2;
 
     /** Staleness quantiles, about once a second while pushes arrive (for the metrics topic). */
     public static final OutputTag<StalenessReport> REPORTS = new OutputTag<>("ps-reports") {};
 
-    /** One notice per push handled: lets the batcher bound the batches in flight (BatchCredits). */
+    /** Notices of pushes handled, one per run of a batch's pushes: lets the batcher bound the batches in flight (BatchCredits). */
     public static final OutputTag<PushApplied> APPLIED = new OutputTag<>("push-applied") {};
 
     /** Every row a push changed, when the job publishes model updates (serving follows them). */
@@ -53,6 +56,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient MapState<Integer, Long> applied;
     private transient PsMetrics metrics;
     private transient long lastReportAt;
+    private transient AppliedNotices notices;
+    private transient boolean flushScheduled;
 
     /** @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED} */
     public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl,
@@ -71,6 +76,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
+        notices = new AppliedNotices();
     }
 
     @Override
@@ -98,7 +104,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         Long last = applied.get(push.sourcePartition);
         if (last != null && push.batchSeq <= last) {
             metrics.duplicatePushes.inc();
-            ctx.output(APPLIED, new PushApplied(push.sourcePartition, push.batchSeq, push.keyGroup));
+            announce(push, ctx);
             return;
         }
         long now = System.currentTimeMillis();
@@ -146,7 +152,29 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             lastReportAt = now;
             ctx.output(REPORTS, report(now));
         }
-        ctx.output(APPLIED, new PushApplied(push.sourcePartition, push.batchSeq, push.keyGroup));
+        announce(push, ctx);
+    }
+
+    private void announce(Push push, Context ctx) {
+        PushApplied done = notices.add(push.sourcePartition, push.batchSeq);
+        if (done != null) {
+            ctx.output(APPLIED, done);
+        }
+        if (!flushScheduled) {
+            // Any key's timer will do: the notice is not keyed. One pending timer at a time.
+            ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + NOTICE_FLUSH_MS);
+            flushScheduled = true;
+        }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<PulledRows> out) {
+        // Also fires for timers restored from a checkpoint, with nothing open: then a no-op.
+        flushScheduled = false;
+        PushApplied done = notices.flush();
+        if (done != null) {
+            ctx.output(APPLIED, done);
+        }
     }
 
     private StalenessReport report(long now) {

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Credit-based flow control for one batcher subtask: before it sends another batch, at most
  * {@code maxInFlight} of its batches may be pulled but not yet applied by the PS. The PS announces
- * every push it handles on the applied topic ({@link PushApplied}); a batch is done when all its
- * pushes (one per pull) are announced. Without this bound the PS answers pulls faster than it
+ * the pushes it handles on the applied topic ({@link PushApplied}, counted per batch); a batch is
+ * done when all its pushes (one per pull) are announced. Without this bound the PS answers pulls faster than it
  * applies pushes during a backlog, and gradients get seconds stale (docs/ARCHITECTURE.md,
  * "Staleness").
  *
@@ -137,7 +137,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
                 }
                 BatchId id = new BatchId(applied.sourcePartition, applied.batchSeq);
                 int[] left = inFlight.get(id);
-                if (left != null && --left[0] <= 0) {
+                if (left != null && (left[0] -= applied.pushes) <= 0) {
                     inFlight.remove(id);
                 }
             }
