@@ -118,9 +118,9 @@ public final class ClusterCommand implements Runnable {
         Signal signal;
 
         @Override
-        public Integer call() {
+        public Integer call() throws InterruptedException {
             int killed = LocalCluster.open(dir.dir).killTaskManager(index == null ? OptionalInt.empty() : OptionalInt.of(index), signal);
-            System.out.println("cluster: sent " + signal + " to taskmanager-" + killed);
+            System.out.println("cluster: sent " + signal + " to taskmanager-" + killed + "; it has exited");
             return 0;
         }
     }

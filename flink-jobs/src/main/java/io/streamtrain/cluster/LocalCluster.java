@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -44,6 +47,8 @@ public final class LocalCluster {
     static final String JOBMANAGER = "jobmanager";
     private static final String TASKMANAGER = "taskmanager-";
     private static final String TASKMANAGER_MAIN = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+    /** How long a TaskManager may take to exit after TERM before it gets KILL. */
+    static final Duration TERM_GRACE = Duration.ofSeconds(30);
     private static final String JOBMANAGER_MAIN = "org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint";
     /** The job the JobManager runs: reads the training configuration from the cluster configuration. */
     private static final String TRAINING_MAIN = "io.streamtrain.train.TrainingApplication";
@@ -117,7 +122,7 @@ public final class LocalCluster {
                 .mapToInt(Member::index).max().orElse(0) + 1;
         String name = TASKMANAGER + index;
         TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
-        List<String> jvm = split(ProcessMemoryUtils.generateJvmParametersStr(spec));
+        List<String> jvm = new ArrayList<>(split(ProcessMemoryUtils.generateJvmParametersStr(spec)));
         List<String> args = new ArrayList<>(List.of("--configDir", layout.confDir().toString()));
         args.addAll(split(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
         args.add("-D" + TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key() + "=" + name);
@@ -126,16 +131,26 @@ public final class LocalCluster {
         return index;
     }
 
-    /** Stops a TaskManager (the newest when no index is given); returns its index. */
-    public int killTaskManager(OptionalInt index, Signal signal) {
+    /**
+     * Stops a TaskManager (the newest when no index is given) and waits until its process has
+     * exited, so that the next call picks another one; returns its index. A TaskManager that has
+     * not exited {@link #TERM_GRACE} after TERM gets KILL.
+     */
+    public int killTaskManager(OptionalInt index, Signal signal) throws InterruptedException {
         List<Member> alive = members().stream().filter(m -> m.name().startsWith(TASKMANAGER) && m.alive()).toList();
         Member victim = index.isPresent()
                 ? alive.stream().filter(m -> m.index() == index.getAsInt()).findFirst()
                         .orElseThrow(() -> new IllegalArgumentException("no running taskmanager-" + index.getAsInt() + " in " + layout.root()))
                 : alive.stream().reduce((a, b) -> b.index() > a.index() ? b : a)
                         .orElseThrow(() -> new IllegalStateException("no running TaskManager in " + layout.root()));
-        signal.send(victim.process().orElseThrow());
+        ProcessHandle process = victim.process().orElseThrow();
+        signal.send(process);
         LOG.info("sent {} to {} (pid {})", signal, victim.name(), victim.pid());
+        if (!awaitExit(process, TERM_GRACE)) {
+            LOG.warn("{} (pid {}) did not exit within {} of {}; sending KILL", victim.name(), victim.pid(), TERM_GRACE, signal);
+            Signal.KILL.send(process);
+            awaitExit(process, TERM_GRACE);
+        }
         return victim.index();
     }
 
@@ -224,6 +239,17 @@ public final class LocalCluster {
             if (p.isAlive()) {
                 Signal.KILL.send(p);
             }
+        }
+    }
+
+    private static boolean awaitExit(ProcessHandle process, Duration timeout) throws InterruptedException {
+        try {
+            process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot wait for pid " + process.pid(), e);
         }
     }
 
