@@ -33,6 +33,11 @@ public record ClusterLayout(Path root) {
         return logDir().resolve(process + ".log");
     }
 
+    /** Native libraries unpacked once for every TaskManager ({@link NativeLibraries}). */
+    public Path libDir() {
+        return root.resolve("lib");
+    }
+
     /** The training job's own configuration, kept so that a new JobManager can resume it. */
     public Path jobSpecDir() {
         return root.resolve("job").resolve("spec");

@@ -79,6 +79,8 @@ public final class LocalCluster {
         try (InputStream log4j = LocalCluster.class.getResourceAsStream("/cluster-log4j2.properties")) {
             Files.copy(log4j, layout.confDir().resolve(ClusterConfig.LOG4J_FILE), StandardCopyOption.REPLACE_EXISTING);
         }
+        // Once per start, so that a rebuilt jar's library replaces an old one.
+        NativeLibraries.unpackRocksDb(layout);
         LocalCluster cluster = new LocalCluster(layout, conf);
         for (int i = 0; i < taskManagers; i++) {
             cluster.addTaskManager();
@@ -126,6 +128,10 @@ public final class LocalCluster {
         List<String> args = new ArrayList<>(List.of("--configDir", layout.confDir().toString()));
         args.addAll(split(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
         args.add("-D" + TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key() + "=" + name);
+        if (!NativeLibraries.rocksDbUnpacked(layout)) {
+            NativeLibraries.unpackRocksDb(layout);
+        }
+        jvm.add("-Djava.library.path=" + NativeLibraries.libraryPath(layout.libDir()));
         ProcessHandle p = FlinkJvm.start(layout, name, jvm, TASKMANAGER_MAIN, args);
         LOG.info("started {} (pid {})", name, p.pid());
         return index;

@@ -2,6 +2,7 @@ package io.streamtrain.train;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.cluster.Signal;
@@ -17,9 +18,11 @@ import io.streamtrain.train.run.Rescales;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
@@ -77,6 +80,7 @@ class ElasticIT {
 
             URI rest = cluster.restAddress();
             step("start", awaitRunningAt(rest, 1, training));
+            assertRocksDbMappedFromClusterLib(cluster);
             long restoredBefore = awaitJob(rest).restoredCheckpointId();
             cluster.addTaskManager();
             step("taskmanager added, 1 -> 2", awaitRunningAt(rest, 2, training));
@@ -153,6 +157,16 @@ class ElasticIT {
             throw new IllegalStateException("the training run ended early");
         }
         return running.get().toMillis();
+    }
+
+    /** The running TaskManager loaded RocksDB's JNI library from the cluster's lib directory, not from a copy it unpacked. */
+    private static void assertRocksDbMappedFromClusterLib(LocalCluster cluster) throws Exception {
+        Path maps = Path.of("/proc", Long.toString(cluster.members().get(1).pid()), "maps");
+        assumeTrue(Files.isReadable(maps), "no /proc here");
+        String libDir = cluster.layout().libDir().toString();
+        List<String> rocksDb = Files.readAllLines(maps).stream().filter(l -> l.contains("librocksdbjni")).toList();
+        assertTrue(!rocksDb.isEmpty() && rocksDb.stream().allMatch(l -> l.contains(libDir)),
+                "RocksDB mapped from " + libDir + ": " + rocksDb);
     }
 
     private static JobMonitor awaitJob(URI rest) throws Exception {
