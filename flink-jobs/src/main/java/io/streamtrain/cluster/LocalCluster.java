@@ -239,10 +239,7 @@ public final class LocalCluster {
         alive.forEach(Signal.TERM::send);
         long deadline = System.nanoTime() + grace.toNanos();
         for (ProcessHandle p : alive) {
-            while (p.isAlive() && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
-            if (p.isAlive()) {
+            if (!awaitExit(p, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
                 Signal.KILL.send(p);
             }
         }
