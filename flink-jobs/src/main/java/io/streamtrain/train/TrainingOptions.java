@@ -69,8 +69,9 @@ public final class TrainingOptions {
                     .durationType()
                     .defaultValue(Duration.ofMillis(200))
                     .withDescription(
-                            "The longest the batcher waits for a credit; when it runs out the bound is lifted until the"
-                                    + " batcher's next checkpoint (a checkpoint's barrier alignment at the PS is the usual cause).");
+                            "How long the batcher waits for a credit without any applied notice arriving (10 times"
+                                    + " this in all); when it runs out the bound is lifted until the batcher's next checkpoint"
+                                    + " (a checkpoint's barrier alignment at the PS, which holds up every notice, is the usual cause).");
 
     public static final ConfigOption<String> APPLIED_TOPIC =
             ConfigOptions.key("streamtrain.train.applied-topic")

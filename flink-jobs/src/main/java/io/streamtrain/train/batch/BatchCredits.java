@@ -27,10 +27,12 @@ import org.slf4j.LoggerFactory;
  * applies pushes during a backlog, and gradients get seconds stale (docs/ARCHITECTURE.md,
  * "Staleness").
  *
- * <p>Only pacing depends on it, never the model. It waits at most {@code maxWaitMs}; a wait that
- * runs out suspends the bound until the batcher's next snapshot, because the likely cause is a
- * checkpoint: the PS, aligning barriers, holds its push input until the batcher forwards its
- * barrier, which it cannot do while it waits.
+ * <p>Only pacing depends on it, never the model. A wait goes on while notices keep arriving (the
+ * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then the bound is
+ * suspended until the batcher's next snapshot, because the likely cause is a checkpoint: the PS,
+ * aligning barriers, holds its push input until the batcher forwards its barrier, which it cannot
+ * do while it waits. (A fixed cap on each wait ran out whenever the PS needed longer than it per
+ * batch, and the suspended bound then let thousands of pushes queue: docs/benchmarks.md.)
  */
 public final class BatchCredits implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
@@ -38,6 +40,8 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
     /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
     private static final int REMEMBERED_FACTOR = 16;
+    /** A wait ends after this many times {@code maxWaitMs} even while notices of other batches arrive. */
+    static final int HARD_CAP_FACTOR = 10;
 
     private final String bootstrapServers;
     private final String topic;
@@ -100,7 +104,12 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         }
     }
 
-    /** Returns once fewer than {@code maxInFlight} batches are in flight, or the wait ran out. */
+    /**
+     * Returns once fewer than {@code maxInFlight} batches are in flight, or the wait ran out: no
+     * notice at all for {@code maxWaitMs} (the PS is held up, the likely cause being a checkpoint's
+     * alignment), or {@link #HARD_CAP_FACTOR} times that in all (notices of this batcher's batches
+     * were lost).
+     */
     public void awaitCredit() {
         if (consumer == null) {
             return;
@@ -110,15 +119,18 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             return;
         }
         long start = System.currentTimeMillis();
-        long deadline = start + maxWaitMs;
+        long lastNotice = start;
         while (consumer != null && inFlight.size() >= maxInFlight) {
-            long left = deadline - System.currentTimeMillis();
+            long now = System.currentTimeMillis();
+            long left = Math.min(lastNotice + maxWaitMs, start + HARD_CAP_FACTOR * maxWaitMs) - now;
             if (left <= 0) {
                 suspended = true;
                 waitsRunOut.inc();
                 break;
             }
-            drain(Duration.ofMillis(left));
+            if (drain(Duration.ofMillis(left)) > 0) {
+                lastNotice = System.currentTimeMillis();
+            }
         }
         waitedMs.inc(System.currentTimeMillis() - start);
     }
@@ -128,13 +140,16 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         suspended = false;
     }
 
-    private void drain(Duration timeout) {
+    /** Reads the notices that arrived within {@code timeout}; returns how many. */
+    private int drain(Duration timeout) {
+        int notices = 0;
         try {
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
                 PushApplied applied = PushApplied.fromBytes(r.value());
                 if (applied == null) {
                     continue;
                 }
+                notices++;
                 BatchId id = new BatchId(applied.sourcePartition, applied.batchSeq);
                 int[] left = inFlight.get(id);
                 if (left != null && (left[0] -= applied.pushes) <= 0) {
@@ -144,6 +159,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         } catch (KafkaException e) {
             disable(e.toString());
         }
+        return notices;
     }
 
     private void disable(String why) {

@@ -1,0 +1,105 @@
+package io.streamtrain.train.batch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.ps.message.PushApplied;
+import io.streamtrain.testing.KafkaFixture;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/** Flow control against a real broker: how a wait for a credit ends. */
+class BatchCreditsIT {
+    private final KafkaFixture kafka = KafkaFixture.shared();
+    private final Map<String, Counter> counters = new HashMap<>();
+
+    @Test
+    void aWaitGoesOnWhileThePsAnnouncesOtherBatchesAndEndsWhenOursIsApplied() throws Exception {
+        String topic = topic();
+        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 1000);
+                KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
+            credits.open(metrics());
+            credits.sent(0, 0, 2);
+            // The PS is busy with another batcher's batches for 3 s (three times the wait), then applies ours.
+            CompletableFuture<Void> announcing = CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < 30; i++) {
+                    announce(ps, topic, new PushApplied(7, i, 1));
+                    sleep(100);
+                }
+                announce(ps, topic, new PushApplied(0, 0, 2));
+            });
+            credits.awaitCredit();
+            announcing.get(30, TimeUnit.SECONDS);
+            assertEquals(0, counters.get("creditWaitsRunOut").getCount(), "the wait did not run out while notices arrived");
+            assertEquals(0, credits.inFlight(), "it ended because our batch was announced");
+            assertTrue(counters.get("creditWaitMs").getCount() >= 2500, "it waited for the notice: " + counters.get("creditWaitMs").getCount() + " ms");
+        }
+    }
+
+    @Test
+    void aWaitWithoutAnyNoticeRunsOutAndLiftsTheBoundUntilTheNextSnapshot() throws Exception {
+        String topic = topic();
+        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 200)) {
+            credits.open(metrics());
+            credits.sent(0, 0, 1);
+            credits.awaitCredit();
+            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "no notice came: the wait ran out");
+
+            credits.sent(0, 1, 1);
+            long before = counters.get("creditWaitMs").getCount();
+            credits.awaitCredit();
+            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "the bound is lifted: no second wait");
+            assertEquals(before, counters.get("creditWaitMs").getCount());
+
+            credits.resume(); // the batcher's snapshot
+            credits.awaitCredit();
+            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
+        }
+    }
+
+    private String topic() {
+        String topic = "applied-" + System.nanoTime();
+        kafka.createTopic(topic, 1);
+        return topic;
+    }
+
+    private UnregisteredMetricsGroup metrics() {
+        return new UnregisteredMetricsGroup() {
+            @Override
+            public Counter counter(String name) {
+                return counter(name, new SimpleCounter());
+            }
+
+            @Override
+            public <C extends Counter> C counter(String name, C counter) {
+                counters.put(name, counter);
+                return counter;
+            }
+        };
+    }
+
+    private static void announce(KafkaProducer<byte[], byte[]> producer, String topic, PushApplied notice) {
+        try {
+            producer.send(new ProducerRecord<>(topic, notice.toBytes())).get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
