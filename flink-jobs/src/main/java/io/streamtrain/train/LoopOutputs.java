@@ -40,7 +40,10 @@ public record LoopOutputs(
                 .uid("streamtrain-feedback-sink")
                 .name("feedback-sink");
         // Flow-control notices only (BatchCredits): a lost or repeated one changes pacing, not the model.
-        applied.sinkTo(sink(bootstrap, new AppliedSerializer(TrainingOptions.appliedTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null))
+        // Uncompressed: 16-byte records gain nothing from lz4, and a frame per producer batch costs.
+        Properties uncompressed = TrainingJob.producerProperties();
+        uncompressed.setProperty("compression.type", "none");
+        applied.sinkTo(sink(bootstrap, new AppliedSerializer(TrainingOptions.appliedTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null, uncompressed))
                 .uid("streamtrain-applied-sink")
                 .name("applied-sink");
         metrics.sinkTo(sink(bootstrap, new MetricsSerializer(TrainingOptions.metricsTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null))
@@ -77,8 +80,12 @@ public record LoopOutputs(
 
     private static <T> KafkaSink<T> sink(String bootstrap, KafkaRecordSerializationSchema<T> serializer,
             DeliveryGuarantee guarantee, String transactionalIdPrefix) {
-        Properties producer = guarantee == DeliveryGuarantee.EXACTLY_ONCE
-                ? TrainingJob.transactionalProducerProperties() : TrainingJob.producerProperties();
+        return sink(bootstrap, serializer, guarantee, transactionalIdPrefix, guarantee == DeliveryGuarantee.EXACTLY_ONCE
+                ? TrainingJob.transactionalProducerProperties() : TrainingJob.producerProperties());
+    }
+
+    private static <T> KafkaSink<T> sink(String bootstrap, KafkaRecordSerializationSchema<T> serializer,
+            DeliveryGuarantee guarantee, String transactionalIdPrefix, Properties producer) {
         var builder = KafkaSink.<T>builder()
                 .setBootstrapServers(bootstrap)
                 .setRecordSerializer(serializer)

@@ -39,7 +39,9 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -142,7 +144,8 @@ public final class TrainingJob {
                         RowInitializer.from(conf, kind),
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
-                        conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC)))
+                        conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),
+                        conf.get(PsOptions.ROW_CACHE_ROWS)))
                 .uid(PsState.PS_UID)
                 .name("parameter-server");
 
@@ -180,6 +183,9 @@ public final class TrainingJob {
         setIfMissing(c, StateBackendOptions.STATE_BACKEND, "rocksdb");
         setIfMissing(c, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
+        // Timers on the heap: the PS's notice flush and the batcher's max-wait timers are set many
+        // times a second, and RocksDB timers cost a write each (seen in profiles); there are few of them.
+        setIfMissing(c, RocksDBOptions.TIMER_SERVICE_FACTORY, EmbeddedRocksDBStateBackend.PriorityQueueStateType.HEAP);
         // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
         setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
         setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);

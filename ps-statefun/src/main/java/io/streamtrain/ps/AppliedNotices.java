@@ -1,39 +1,38 @@
 package io.streamtrain.ps;
 
 import io.streamtrain.ps.message.PushApplied;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
- * Coalesces the PS's push-applied notices: a run of pushes of the same batch becomes one notice
- * that counts them. A batch reaches a PS subtask as one push per key group, nearly always back to
- * back, so this turns ~one Kafka record per key group into ~one per batch (the per-notice producer
- * send was the PS thread's biggest cost, docs/benchmarks.md). The PS flushes the open notice on a
- * short timer, so the last batch before a pause is announced too.
+ * Coalesces the PS's push-applied notices over a short window: every push handled in the window
+ * is counted under its batch, and a flush returns one notice per batch. Pushes of different
+ * batches interleave at a PS subtask (a batch's pushes come from several feedback partitions), so
+ * counting runs of one batch still sent a notice per few pushes; a window sends one per batch and
+ * flush, in one burst that the producer puts in one request (the per-notice producer send was the
+ * PS thread's biggest cost, docs/benchmarks.md). The PS flushes on a timer.
  */
 final class AppliedNotices {
-    private int sourcePartition;
-    private long batchSeq;
-    private int pushes;
+    /** Insertion order keeps the notices of a partition in batch order. */
+    private final Map<BatchId, PushApplied> open = new LinkedHashMap<>();
 
-    /** Counts one handled push; returns the notice of the previous batch when this push starts another, else null. */
-    PushApplied add(int sourcePartition, long batchSeq) {
-        if (pushes > 0 && sourcePartition == this.sourcePartition && batchSeq == this.batchSeq) {
-            pushes++;
-            return null;
-        }
-        PushApplied done = flush();
-        this.sourcePartition = sourcePartition;
-        this.batchSeq = batchSeq;
-        this.pushes = 1;
+    /** Counts one handled push of (source partition, batch sequence). */
+    void add(int sourcePartition, long batchSeq) {
+        open.computeIfAbsent(new BatchId(sourcePartition, batchSeq), id -> new PushApplied(sourcePartition, batchSeq, 0)).pushes++;
+    }
+
+    boolean isEmpty() {
+        return open.isEmpty();
+    }
+
+    /** The open notices, one per batch; afterwards none is open. */
+    List<PushApplied> flush() {
+        List<PushApplied> done = new ArrayList<>(open.values());
+        open.clear();
         return done;
     }
 
-    /** The open notice, if any; afterwards none is open. */
-    PushApplied flush() {
-        if (pushes == 0) {
-            return null;
-        }
-        PushApplied done = new PushApplied(sourcePartition, batchSeq, pushes);
-        pushes = 0;
-        return done;
-    }
+    private record BatchId(int sourcePartition, long batchSeq) {}
 }

@@ -27,18 +27,18 @@ import org.apache.flink.util.OutputTag;
  * mini-batch's (source partition, sequence number); the PS remembers the last one applied per
  * partition and key group and drops replays, so every batch changes every row at most once. Every
  * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control
- * (coalesced per batch by {@link AppliedNotices}).
+ * (coalesced per batch over a 2 ms window by {@link AppliedNotices}).
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
     private static final long REPORT_EVERY_MS = 1000;
-    /** How long a coalesced applied notice may wait for more pushes of its batch. */
+    /** The window over which applied notices are coalesced, one per batch (AppliedNotices). */
     private static final long NOTICE_FLUSH_MS = 2;
 
     /** Staleness quantiles, about once a second while pushes arrive (for the metrics topic). */
     public static final OutputTag<StalenessReport> REPORTS = new OutputTag<>("ps-reports") {};
 
-    /** Notices of pushes handled, one per run of a batch's pushes: lets the batcher bound the batches in flight (BatchCredits). */
+    /** Notices of pushes handled, one per batch and flush window: lets the batcher bound the batches in flight (BatchCredits). */
     public static final OutputTag<PushApplied> APPLIED = new OutputTag<>("push-applied") {};
 
     /** Every row a push changed, when the job publishes model updates (serving follows them). */
@@ -49,9 +49,11 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private final int minFrequency;
     private final Duration rowTtl;
     private final boolean publishChangedRows;
+    private final int rowCacheRows;
 
     private transient Optimizer optimizer;
     private transient MapState<Long, EmbeddingRow> rows;
+    private transient RowCache cache;
     private transient MapState<Long, Integer> pending;
     private transient MapState<Integer, Long> applied;
     private transient PsMetrics metrics;
@@ -59,20 +61,25 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient AppliedNotices notices;
     private transient boolean flushScheduled;
 
-    /** @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED} */
+    /**
+     * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
+     * @param rowCacheRows rows kept on the heap in front of RocksDB ({@link RowCache}); 0 for none
+     */
     public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl,
-                           boolean publishChangedRows) {
+                           boolean publishChangedRows, int rowCacheRows) {
         this.optimizerConfig = optimizerConfig;
         this.initializer = initializer;
         this.minFrequency = Math.max(1, minFrequency);
         this.rowTtl = rowTtl;
         this.publishChangedRows = publishChangedRows;
+        this.rowCacheRows = rowCacheRows;
     }
 
     @Override
     public void open(OpenContext openContext) {
         optimizer = optimizerConfig.create();
         rows = getRuntimeContext().getMapState(PsState.rows(rowTtl));
+        cache = rowCacheRows > 0 ? new RowCache(rowCacheRows) : null;
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
@@ -87,7 +94,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         long[] versions = new long[keys.length];
         long now = System.currentTimeMillis();
         for (int i = 0; i < keys.length; i++) {
-            EmbeddingRow row = live(rows.get(keys[i]), now);
+            EmbeddingRow row = current(keys[i], now);
             if (row != null) {
                 System.arraycopy(row.weights, 0, weights, i * width, width);
                 versions[i] = row.version;
@@ -115,7 +122,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         for (int i = 0; i < keys.length; i++) {
             long key = keys[i];
             int occ = occurrences[i];
-            EmbeddingRow row = live(rows.get(key), now);
+            EmbeddingRow row = current(key, now);
             if (row == null) {
                 long seenBefore = 0;
                 if (!admitsOnFirstSight(key)) {
@@ -141,6 +148,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.count += occ;
             row.updatedAt = now;
             rows.put(key, row);
+            if (cache != null) {
+                cache.put(key, row);
+            }
             if (publishChangedRows) {
                 ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights, now));
             }
@@ -156,12 +166,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     }
 
     private void announce(Push push, Context ctx) {
-        PushApplied done = notices.add(push.sourcePartition, push.batchSeq);
-        if (done != null) {
-            ctx.output(APPLIED, done);
-        }
+        notices.add(push.sourcePartition, push.batchSeq);
         if (!flushScheduled) {
-            // Any key's timer will do: the notice is not keyed. One pending timer at a time.
+            // Any key's timer will do: the notices are not keyed. One pending timer at a time.
             ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + NOTICE_FLUSH_MS);
             flushScheduled = true;
         }
@@ -171,8 +178,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<PulledRows> out) {
         // Also fires for timers restored from a checkpoint, with nothing open: then a no-op.
         flushScheduled = false;
-        PushApplied done = notices.flush();
-        if (done != null) {
+        for (PushApplied done : notices.flush()) {
             ctx.output(APPLIED, done);
         }
     }
@@ -212,10 +218,26 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         return minFrequency <= 1 || key == FeatureKey.BIAS;
     }
 
-    /** A row past its TTL that compaction has not removed yet counts as gone. */
-    private EmbeddingRow live(EmbeddingRow row, long now) {
+    /**
+     * The row of {@code key} from the cache or RocksDB, or null if it has none. A row past its TTL
+     * that compaction has not removed yet counts as gone.
+     */
+    private EmbeddingRow current(long key, long now) throws Exception {
+        EmbeddingRow row = cache == null ? null : cache.get(key);
+        if (row != null) {
+            metrics.rowCacheHits.inc();
+        } else {
+            row = rows.get(key);
+            if (row != null && cache != null) {
+                metrics.rowCacheMisses.inc();
+                cache.put(key, row);
+            }
+        }
         if (row != null && rowTtl != null && now - row.updatedAt >= rowTtl.toMillis()) {
             metrics.rowsExpired.inc();
+            if (cache != null) {
+                cache.remove(key);
+            }
             return null;
         }
         return row;
@@ -229,6 +251,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         final Counter rowsAdmitted;
         final Counter pendingCreated;
         final Counter rowsExpired;
+        final Counter rowCacheHits;
+        final Counter rowCacheMisses;
         final Histogram staleness;
 
         PsMetrics(MetricGroup group) {
@@ -238,6 +262,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             rowsAdmitted = group.counter("rowsAdmitted");
             pendingCreated = group.counter("featuresPending");
             rowsExpired = group.counter("rowsExpired");
+            rowCacheHits = group.counter("rowCacheHits");
+            rowCacheMisses = group.counter("rowCacheMisses");
             staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
         }
     }

@@ -80,4 +80,14 @@ public final class PsOptions {
                     .withDescription(
                             "Expire rows not updated for this long (Flink state TTL, cleaned by the"
                                     + " RocksDB compaction filter). Unset: rows never expire.");
+
+    public static final ConfigOption<Integer> ROW_CACHE_ROWS =
+            ConfigOptions.key("streamtrain.ps.row-cache-rows")
+                    .intType()
+                    .defaultValue(131_072)
+                    .withDescription(
+                            "Rows each PS subtask keeps on the heap besides RocksDB (write-through, least recently"
+                                    + " used out first), so a push finds the row its batch pulled without another RocksDB"
+                                    + " read. It should hold the rows of the batches in flight (batchers x"
+                                    + " max-batches-in-flight x distinct features per batch); 0 turns it off.");
 }

@@ -1,10 +1,11 @@
 package io.streamtrain.ps;
 
 import io.streamtrain.ps.row.EmbeddingRow;
+import io.streamtrain.ps.row.EmbeddingRowSerializer;
 import java.time.Duration;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeinfo.Types;
 
 /**
@@ -20,7 +21,7 @@ public final class PsState {
     /** Row key (field << 48 | id) → row. */
     public static MapStateDescriptor<Long, EmbeddingRow> rows(Duration ttl) {
         MapStateDescriptor<Long, EmbeddingRow> d =
-                new MapStateDescriptor<>("rows", Types.LONG, TypeInformation.of(EmbeddingRow.class));
+                new MapStateDescriptor<>("rows", LongSerializer.INSTANCE, EmbeddingRowSerializer.INSTANCE);
         if (ttl != null) {
             d.enableTimeToLive(ttl(ttl));
         }

@@ -1,47 +1,56 @@
 package io.streamtrain.ps;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ps.message.PushApplied;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AppliedNoticesTest {
     @Test
-    void aRunOfOneBatchsPushesBecomesOneNoticeThatCountsThem() {
+    void interleavedPushesBecomeOneNoticePerBatchThatCountsThem() {
         AppliedNotices notices = new AppliedNotices();
-        assertNull(notices.add(3, 10));
-        assertNull(notices.add(3, 10));
-        assertNull(notices.add(3, 10));
-        PushApplied done = notices.add(3, 11);
-        assertEquals(3, done.sourcePartition);
-        assertEquals(10, done.batchSeq);
-        assertEquals(3, done.pushes);
-        PushApplied open = notices.flush();
-        assertEquals(11, open.batchSeq);
-        assertEquals(1, open.pushes);
-        assertNull(notices.flush(), "nothing is open after a flush");
+        notices.add(3, 10);
+        notices.add(1, 4);
+        notices.add(3, 10);
+        notices.add(3, 11);
+        notices.add(1, 4);
+        notices.add(3, 10);
+        List<PushApplied> done = notices.flush();
+        assertEquals(3, done.size(), "one notice per (partition, batch)");
+        assertNotice(done.get(0), 3, 10, 3);
+        assertNotice(done.get(1), 1, 4, 2);
+        assertNotice(done.get(2), 3, 11, 1);
+        assertTrue(notices.isEmpty(), "nothing is open after a flush");
+        assertTrue(notices.flush().isEmpty());
     }
 
     @Test
-    void interleavedBatchesAreCountedSeparatelyAndNoPushIsLost() {
+    void aBatchSeenAgainAfterAFlushIsCountedInTheNextNoticeAndNoPushIsLost() {
         AppliedNotices notices = new AppliedNotices();
-        int[] partitions = {0, 1, 1, 0, 0, 2};
+        int[] partitions = {0, 1, 1, 0, 0, 2, 1};
         int counted = 0;
-        for (int p : partitions) {
-            PushApplied done = notices.add(p, 7);
-            counted += done == null ? 0 : done.pushes;
+        for (int i = 0; i < partitions.length; i++) {
+            notices.add(partitions[i], 7);
+            if (i == 3) {
+                counted += notices.flush().stream().mapToInt(n -> n.pushes).sum();
+            }
         }
-        counted += notices.flush().pushes;
+        counted += notices.flush().stream().mapToInt(n -> n.pushes).sum();
         assertEquals(partitions.length, counted);
     }
 
     @Test
     void theWireFormatRoundTrips() {
         PushApplied back = PushApplied.fromBytes(new PushApplied(5, 1L << 40, 17).toBytes());
-        assertEquals(5, back.sourcePartition);
-        assertEquals(1L << 40, back.batchSeq);
-        assertEquals(17, back.pushes);
-        assertNull(PushApplied.fromBytes(new byte[3]), "a foreign record is not a notice");
+        assertNotice(back, 5, 1L << 40, 17);
+        assertEquals(null, PushApplied.fromBytes(new byte[3]), "a foreign record is not a notice");
+    }
+
+    private static void assertNotice(PushApplied n, int partition, long seq, int pushes) {
+        assertEquals(partition, n.sourcePartition);
+        assertEquals(seq, n.batchSeq);
+        assertEquals(pushes, n.pushes);
     }
 }

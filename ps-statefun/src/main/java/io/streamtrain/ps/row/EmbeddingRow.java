@@ -3,8 +3,8 @@ package io.streamtrain.ps.row;
 /**
  * One row of the embedding table, the value of the PS's RocksDB map state. {@code weights} holds
  * the linear weight at index 0 and the k embedding entries after it; {@code slots} the optimizer's
- * per-coordinate state. A Flink POJO (public fields, no-arg constructor) so its serializer can
- * evolve with the schema.
+ * per-coordinate state. Stored through {@link EmbeddingRowSerializer}; a change of fields needs a
+ * new serializer version there.
  */
 public class EmbeddingRow {
     public float[] weights;
