@@ -5,9 +5,7 @@ import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.schema.FeatureKey;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Turns a closed batch's records into the column-wise {@link MiniBatch} and its pulls: the batch's
@@ -34,8 +32,6 @@ final class BatchAssembler {
         }
         b.keys = new long[total];
         b.values = new float[total];
-        Set<Long> distinct = new HashSet<>(Math.max(16, total));
-        distinct.add(FeatureKey.BIAS);
         int at = 0;
         for (int e = 0; e < n; e++) {
             BatchRecord r = records.get(e);
@@ -44,36 +40,43 @@ final class BatchAssembler {
             System.arraycopy(r.keys, 0, b.keys, at, r.keys.length);
             System.arraycopy(r.values, 0, b.values, at, r.values.length);
             at += r.keys.length;
-            for (long k : r.keys) {
-                distinct.add(k);
-            }
         }
         b.starts[n] = at;
 
-        List<PullRequest> pulls = groupByKeyGroup(keyGroups, partition, seq, distinct);
+        List<PullRequest> pulls = groupByKeyGroup(keyGroups, partition, seq, distinctWithBias(b.keys));
         b.pulls = pulls.size();
         return new Assembled(b, pulls);
     }
 
-    private static List<PullRequest> groupByKeyGroup(KeyGroups keyGroups, int partition, long seq, Set<Long> keys) {
+    /**
+     * The distinct keys and the bias row, sorted: sorted keys make pulls (and so pushes)
+     * byte-identical on replay. Sorting primitives beats a boxed hash set at ~10k keys a batch.
+     */
+    static long[] distinctWithBias(long[] keys) {
+        long[] all = Arrays.copyOf(keys, keys.length + 1);
+        all[keys.length] = FeatureKey.BIAS;
+        Arrays.sort(all);
+        int distinct = 0;
+        for (int i = 0; i < all.length; i++) {
+            if (i == 0 || all[i] != all[i - 1]) {
+                all[distinct++] = all[i];
+            }
+        }
+        return Arrays.copyOf(all, distinct);
+    }
+
+    private static List<PullRequest> groupByKeyGroup(KeyGroups keyGroups, int partition, long seq, long[] all) {
         int groups = keyGroups.maxParallelism();
         int[] sizes = new int[groups];
-        long[] all = new long[keys.size()];
-        int i = 0;
-        for (long k : keys) {
-            all[i++] = k;
-        }
-        // Sorted keys make pulls (and so pushes) byte-identical on replay.
-        Arrays.sort(all);
         int[] groupOf = new int[all.length];
-        for (i = 0; i < all.length; i++) {
+        for (int i = 0; i < all.length; i++) {
             groupOf[i] = keyGroups.bucketOf(all[i]);
             sizes[groupOf[i]]++;
         }
         long[][] byGroup = new long[groups][];
         int[] fill = new int[groups];
         List<PullRequest> pulls = new ArrayList<>();
-        for (i = 0; i < all.length; i++) {
+        for (int i = 0; i < all.length; i++) {
             int g = groupOf[i];
             if (byGroup[g] == null) {
                 byGroup[g] = new long[sizes[g]];

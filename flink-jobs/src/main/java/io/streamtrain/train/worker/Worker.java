@@ -117,7 +117,7 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
             rowCount += r.keys.length;
         }
         float[] table = new float[rowCount * width];
-        Map<Long, Integer> offsetOf = new HashMap<>(rowCount * 2);
+        RowOffsets offsetOf = new RowOffsets(rowCount);
         int at = 0;
         for (PulledRows r : assembly.rows) {
             System.arraycopy(r.weights, 0, table, at, r.weights.length);

@@ -1,0 +1,50 @@
+package io.streamtrain.train.batch;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.streamtrain.ps.KeyGroups;
+import io.streamtrain.ps.message.PullRequest;
+import io.streamtrain.schema.FeatureKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class BatchAssemblerTest {
+    @Test
+    void distinctKeysComeSortedWithTheBiasRowOnce() {
+        long[] keys = {9, 3, 9, FeatureKey.BIAS, 3, 1};
+        TreeSet<Long> expected = new TreeSet<>(List.of(9L, 3L, 1L, FeatureKey.BIAS));
+        assertArrayEquals(expected.stream().mapToLong(Long::longValue).toArray(), BatchAssembler.distinctWithBias(keys));
+    }
+
+    @Test
+    void everyDistinctKeyIsPulledOnceFromItsOwnKeyGroup() {
+        KeyGroups keyGroups = new KeyGroups(KeyGroups.DEFAULT_MAX_PARALLELISM);
+        List<BatchRecord> records = new ArrayList<>();
+        TreeSet<Long> distinct = new TreeSet<>(List.of(FeatureKey.BIAS));
+        for (int e = 0; e < 50; e++) {
+            BatchRecord r = new BatchRecord();
+            r.offset = 100 + e;
+            r.label = e % 2;
+            r.keys = new long[] {FeatureKey.of(0, e % 7), FeatureKey.of(1, e)};
+            r.values = new float[] {1f, 0.5f};
+            records.add(r);
+            for (long k : r.keys) {
+                distinct.add(k);
+            }
+        }
+        BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, 2, 5, records);
+        assertEquals(100, assembled.batch().keys.length, "every occurrence stays in the batch");
+        assertEquals(assembled.pulls().size(), assembled.batch().pulls);
+        TreeSet<Long> pulled = new TreeSet<>();
+        for (PullRequest pull : assembled.pulls()) {
+            for (long k : pull.keys) {
+                assertEquals(pull.keyGroup, keyGroups.bucketOf(k));
+                assertEquals(true, pulled.add(k), "key " + k + " pulled twice");
+            }
+        }
+        assertEquals(distinct, pulled);
+    }
+}
