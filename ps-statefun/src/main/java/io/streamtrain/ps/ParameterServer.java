@@ -141,6 +141,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
                 row = initializer.newRow(key, optimizer);
                 row.count = seenBefore;
                 metrics.rowsAdmitted.inc();
+                if (cache != null) {
+                    cache.put(key, row); // a row read by current() is cached already, and updated in place
+                }
             }
             dampStale(grad, i * width, width, row.version - versionAt(push, i));
             optimizer.apply(row.weights, row.slots, grad, i * width, occ);
@@ -148,9 +151,6 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.count += occ;
             row.updatedAt = now;
             rows.put(key, row);
-            if (cache != null) {
-                cache.put(key, row);
-            }
             if (publishChangedRows) {
                 ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights, now));
             }

@@ -86,8 +86,8 @@ public final class PsOptions {
                     .intType()
                     .defaultValue(131_072)
                     .withDescription(
-                            "Rows each PS subtask keeps on the heap besides RocksDB (write-through, least recently"
-                                    + " used out first), so a push finds the row its batch pulled without another RocksDB"
+                            "Rows each PS subtask keeps on the heap besides RocksDB (write-through, oldest"
+                                    + " out first), so a push finds the row its batch pulled without another RocksDB"
                                     + " read. It should hold the rows of the batches in flight (batchers x"
                                     + " max-batches-in-flight x distinct features per batch); 0 turns it off.");
 }

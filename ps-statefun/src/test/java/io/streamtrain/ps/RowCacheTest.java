@@ -9,17 +9,17 @@ import org.junit.jupiter.api.Test;
 
 class RowCacheTest {
     @Test
-    void theLeastRecentlyUsedRowLeavesFirst() {
+    void theOldestRowLeavesFirstAndReadsDoNotReorder() {
         RowCache cache = new RowCache(2);
         EmbeddingRow a = new EmbeddingRow(new float[1], new float[1]);
         cache.put(1, a);
         cache.put(2, new EmbeddingRow(new float[1], new float[1]));
-        assertSame(a, cache.get(1), "a read makes row 1 the most recent");
+        assertSame(a, cache.get(1));
         cache.put(3, new EmbeddingRow(new float[1], new float[1]));
-        assertNull(cache.get(2), "row 2 was used least recently");
-        assertNotNull(cache.get(1));
+        assertNull(cache.get(1), "row 1 was put first; reading it did not make it younger");
+        assertNotNull(cache.get(2));
         assertNotNull(cache.get(3));
-        cache.remove(1);
-        assertNull(cache.get(1));
+        cache.remove(2);
+        assertNull(cache.get(2));
     }
 }
