@@ -4,6 +4,7 @@ import io.streamtrain.export.LatestCheckpoint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -49,6 +50,9 @@ public final class LocalCluster {
     private static final String TASKMANAGER_MAIN = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
     /** How long a TaskManager may take to exit after TERM before it gets KILL. */
     static final Duration TERM_GRACE = Duration.ofSeconds(30);
+    /** Pid-directory markers: a member stopped on purpose, or a crashed TaskManager already replaced. */
+    private static final String STOPPED = ".stopped";
+    private static final String REPLACED = ".replaced";
     private static final String JOBMANAGER_MAIN = "org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint";
     /** The job the JobManager runs: reads the training configuration from the cluster configuration. */
     private static final String TRAINING_MAIN = "io.streamtrain.train.TrainingApplication";
@@ -74,6 +78,7 @@ public final class LocalCluster {
         }
         Configuration conf = ClusterConfig.reactive(slots, taskManagerMemory, overrides);
         requireWorkableTaskManagerMemory(conf, taskManagerMemory);
+        forgetEarlierProcesses(layout);
         Files.createDirectories(layout.confDir());
         BootstrapTools.writeConfiguration(conf, layout.confDir().resolve(GlobalConfiguration.FLINK_CONF_FILENAME).toFile());
         try (InputStream log4j = LocalCluster.class.getResourceAsStream("/cluster-log4j2.properties")) {
@@ -86,6 +91,17 @@ public final class LocalCluster {
             cluster.addTaskManager();
         }
         return cluster;
+    }
+
+    /** A new cluster in an old directory: the pid files and markers of its dead processes are not this cluster's. */
+    private static void forgetEarlierProcesses(ClusterLayout layout) throws IOException {
+        if (Files.isDirectory(layout.pidDir())) {
+            try (Stream<Path> files = Files.list(layout.pidDir())) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+        }
     }
 
     /** Fails before anything starts when Flink's fixed memory components do not fit the TaskManager size. */
@@ -150,6 +166,7 @@ public final class LocalCluster {
                 : alive.stream().reduce((a, b) -> b.index() > a.index() ? b : a)
                         .orElseThrow(() -> new IllegalStateException("no running TaskManager in " + layout.root()));
         ProcessHandle process = victim.process().orElseThrow();
+        mark(victim.name(), STOPPED); // before the signal, so that supervision never takes it for a crash
         signal.send(process);
         LOG.info("sent {} to {} (pid {})", signal, victim.name(), victim.pid());
         if (!awaitExit(process, TERM_GRACE)) {
@@ -233,8 +250,40 @@ public final class LocalCluster {
         }
     }
 
+    /**
+     * Starts a new TaskManager for each one that exited without being asked to (not by
+     * {@link #killTaskManager} or {@link #stop}), as a Kubernetes Deployment replaces a failed pod;
+     * returns "old -> new" for each. Flink ends a TaskManager process on a fatal error, and one
+     * occurs in the wild: when another TaskManager is killed, a task's clean-up can rethrow the
+     * lost connection's error while recycling a network buffer ("FATAL - exception in exception
+     * handler of task"), which has taken every surviving TaskManager down with it.
+     */
+    public List<String> replaceCrashedTaskManagers() throws IOException {
+        List<String> replaced = new ArrayList<>();
+        for (Member m : members()) {
+            if (m.index() > 0 && !m.alive() && !marked(m.name(), STOPPED) && !marked(m.name(), REPLACED)) {
+                mark(m.name(), REPLACED);
+                replaced.add(m.name() + " -> " + TASKMANAGER + addTaskManager());
+            }
+        }
+        return replaced;
+    }
+
+    private void mark(String member, String marker) {
+        try {
+            Files.writeString(layout.pidDir().resolve(member + marker), "", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write a marker in " + layout.pidDir(), e);
+        }
+    }
+
+    private boolean marked(String member, String marker) {
+        return Files.exists(layout.pidDir().resolve(member + marker));
+    }
+
     /** Stops every process: TERM, then KILL whatever is still alive after {@code grace}. */
     public void stop(Duration grace) throws InterruptedException {
+        members().forEach(m -> mark(m.name(), STOPPED));
         List<ProcessHandle> alive = members().stream().flatMap(m -> m.process().stream()).toList();
         alive.forEach(Signal.TERM::send);
         long deadline = System.nanoTime() + grace.toNanos();

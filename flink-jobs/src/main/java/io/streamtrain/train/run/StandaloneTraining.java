@@ -2,11 +2,13 @@ package io.streamtrain.train.run;
 
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.cluster.Signal;
-import java.io.PrintStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.JobID;
@@ -23,6 +25,8 @@ import org.apache.kafka.common.TopicPartition;
 public final class StandaloneTraining implements TrainingCluster {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration WARN_EVERY = Duration.ofSeconds(30);
+    private static final int MAX_REPLACEMENTS = 6;
+    private static final Duration REPLACEMENT_WINDOW = Duration.ofMinutes(5);
 
     private final LocalCluster cluster;
     private final PrintStream out;
@@ -31,6 +35,8 @@ public final class StandaloneTraining implements TrainingCluster {
     private boolean cancelled;
     private long recoveries;
     private long lastWarning;
+    private final Deque<Long> replacements = new ArrayDeque<>();
+    private boolean gaveUpReplacing;
 
     public StandaloneTraining(LocalCluster cluster, PrintStream out) {
         this.cluster = cluster;
@@ -71,6 +77,7 @@ public final class StandaloneTraining implements TrainingCluster {
             recoveries++;
             return JobStatus.INITIALIZING;
         }
+        replaceCrashedTaskManagers();
         warnWithoutTaskManagers();
         try {
             Optional<JobStatus> state = monitor().state();
@@ -78,6 +85,26 @@ public final class StandaloneTraining implements TrainingCluster {
             return state.orElse(JobStatus.INITIALIZING);
         } catch (IOException e) {
             return JobStatus.INITIALIZING; // the JobManager is starting (or busy)
+        }
+    }
+
+    /** Like a Deployment's pods, a TaskManager that exits on its own is replaced; a crash loop is not fed. */
+    private void replaceCrashedTaskManagers() throws IOException {
+        long now = System.nanoTime();
+        replacements.removeIf(at -> now - at > REPLACEMENT_WINDOW.toNanos());
+        if (replacements.size() >= MAX_REPLACEMENTS) {
+            if (!gaveUpReplacing) {
+                gaveUpReplacing = true;
+                out.println("train: " + MAX_REPLACEMENTS + " TaskManagers exited on their own within " + REPLACEMENT_WINDOW.toMinutes()
+                        + " min; not replacing more (see the logs in " + cluster.layout().logDir() + ")");
+            }
+            return;
+        }
+        gaveUpReplacing = false;
+        for (String replaced : cluster.replaceCrashedTaskManagers()) {
+            replacements.add(now);
+            out.println("train: a TaskManager exited on its own; started a new one in its place (" + replaced + ", see "
+                    + cluster.layout().logDir() + ")");
         }
     }
 
