@@ -38,17 +38,14 @@ public record LoopOutputs(
         // At-least-once is enough: the PS drops replayed pushes by (partition, batch sequence).
         // Uncompressed: gradients are floats, which lz4 hardly shrinks, and a new lz4 frame (two
         // 64 KB buffers) per producer batch was half of the worker thread in a profile.
-        Properties pushProducer = TrainingJob.producerProperties();
-        pushProducer.setProperty("compression.type", "none");
+        Properties pushProducer = uncompressed();
         pushProducer.setProperty("batch.size", String.valueOf(256 * 1024));
         pushes.sinkTo(sink(bootstrap, pushSerializer(conf), DeliveryGuarantee.AT_LEAST_ONCE, null, pushProducer))
                 .uid("streamtrain-feedback-sink")
                 .name("feedback-sink");
         // Flow-control notices only (BatchCredits): a lost or repeated one changes pacing, not the model.
         // Uncompressed too: 16-byte records gain nothing from lz4.
-        Properties noticeProducer = TrainingJob.producerProperties();
-        noticeProducer.setProperty("compression.type", "none");
-        applied.sinkTo(sink(bootstrap, new AppliedSerializer(TrainingOptions.appliedTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null, noticeProducer))
+        applied.sinkTo(sink(bootstrap, new AppliedSerializer(TrainingOptions.appliedTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null, uncompressed()))
                 .uid("streamtrain-applied-sink")
                 .name("applied-sink");
         metrics.sinkTo(sink(bootstrap, new MetricsSerializer(TrainingOptions.metricsTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null))
@@ -73,6 +70,12 @@ public record LoopOutputs(
                         Outgoing.of(metrics, new MetricsSerializer(TrainingOptions.metricsTopic(conf)), "metrics-records"),
                         Outgoing.of(deadLetters, new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)), "dead-letter-records"));
         return rowsChanged.map(rows -> all.union(Outgoing.of(rows, modelUpdateSerializer(conf), "model-update-records"))).orElse(all);
+    }
+
+    private static Properties uncompressed() {
+        Properties p = TrainingJob.producerProperties();
+        p.setProperty("compression.type", "none");
+        return p;
     }
 
     private static PushSerializer pushSerializer(Configuration conf) {

@@ -41,7 +41,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
     private static final int REMEMBERED_FACTOR = 16;
     /** A wait ends after this many times {@code maxWaitMs} even while notices of other batches arrive. */
-    static final int HARD_CAP_FACTOR = 10;
+    private static final int HARD_CAP_FACTOR = 10;
 
     private final String bootstrapServers;
     private final String topic;
