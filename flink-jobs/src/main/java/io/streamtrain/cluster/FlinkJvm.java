@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -60,22 +61,40 @@ final class FlinkJvm {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(layout.logDir().resolve(name + ".out").toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .start();
-        Files.writeString(layout.pidFile(name), Long.toString(process.pid()), StandardCharsets.UTF_8);
+        // Atomically: another process polling the pid file must never read it half written.
+        Path partial = layout.pidDir().resolve(name + ".pid.partial");
+        Files.writeString(partial, Long.toString(process.pid()), StandardCharsets.UTF_8);
+        Files.move(partial, layout.pidFile(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return process.toHandle();
     }
 
     /** The live process recorded in {@code name}'s pid file, if it is still one of this cluster's. */
     static Optional<ProcessHandle> find(ClusterLayout layout, String name) {
+        return recordedPid(layout, name).flatMap(pid -> live(layout, name, pid));
+    }
+
+    /**
+     * True only when {@code name}'s pid file is readable and no process with that pid is alive. A
+     * wrong "exited" would start a needless replacement, so this is stricter than {@link #find}: a
+     * process just started can, for a moment before its exec, still show its parent's command line.
+     */
+    static boolean exited(ClusterLayout layout, String name) {
+        return recordedPid(layout, name).map(pid -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty()).orElse(false);
+    }
+
+    private static Optional<Long> recordedPid(ClusterLayout layout, String name) {
         Path pidFile = layout.pidFile(name);
         if (!Files.isRegularFile(pidFile)) {
             return Optional.empty();
         }
-        long pid;
         try {
-            pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+            return Optional.of(Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim()));
         } catch (IOException | NumberFormatException e) {
             return Optional.empty();
         }
+    }
+
+    private static Optional<ProcessHandle> live(ClusterLayout layout, String name, long pid) {
         // A recycled pid belongs to some other program: it must carry this cluster's log file.
         String marker = "-Dlog.file=" + layout.logFile(name);
         return ProcessHandle.of(pid)

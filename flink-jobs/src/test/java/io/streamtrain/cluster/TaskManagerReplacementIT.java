@@ -19,7 +19,10 @@ class TaskManagerReplacementIT {
     void onlyTaskManagersThatExitedOnTheirOwnAreReplacedOnce(@TempDir Path dir) throws Exception {
         LocalCluster cluster = LocalCluster.start(dir, 1, 1, MemorySize.parse("1g"), new Configuration());
         try {
-            ProcessHandle first = cluster.members().get(0).process().orElseThrow();
+            // Right after its start a TaskManager may still show its parent's command line (before
+            // exec): it must not pass for a crashed one (ElasticIT once got a needless replacement).
+            assertEquals(List.of(), cluster.replaceCrashedTaskManagers(), "a TaskManager just started is not a crash");
+            ProcessHandle first = awaitAlive(cluster, 1);
             first.destroyForcibly(); // a crash: nobody asked the cluster to stop it
             first.onExit().get(30, TimeUnit.SECONDS);
 
@@ -37,6 +40,19 @@ class TaskManagerReplacementIT {
         } finally {
             cluster.stop(Duration.ofSeconds(30));
         }
+    }
+
+    private static ProcessHandle awaitAlive(LocalCluster cluster, int index) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            for (LocalCluster.Member m : cluster.members()) {
+                if (m.index() == index && m.alive()) {
+                    return m.process().orElseThrow();
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("taskmanager-" + index + " is not running");
     }
 
     private static boolean alive(LocalCluster cluster, int index) {
