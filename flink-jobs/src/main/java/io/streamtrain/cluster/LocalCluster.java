@@ -261,7 +261,7 @@ public final class LocalCluster {
     public List<String> replaceCrashedTaskManagers() throws IOException {
         List<String> replaced = new ArrayList<>();
         for (Member m : members()) {
-            if (m.index() > 0 && !m.alive() && !marked(m.name(), STOPPED) && !marked(m.name(), REPLACED)) {
+            if (m.index() > 0 && !marked(m.name(), STOPPED) && !marked(m.name(), REPLACED) && FlinkJvm.exited(layout, m.name())) {
                 mark(m.name(), REPLACED);
                 replaced.add(m.name() + " -> " + TASKMANAGER + addTaskManager());
             }
