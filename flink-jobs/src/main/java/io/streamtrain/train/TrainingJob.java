@@ -40,6 +40,7 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -186,6 +187,9 @@ public final class TrainingJob {
         // Timers on the heap: the PS's notice flush and the batcher's max-wait timers are set many
         // times a second, and RocksDB timers cost a write each (seen in profiles); there are few of them.
         setIfMissing(c, RocksDBOptions.TIMER_SERVICE_FACTORY, EmbeddedRocksDBStateBackend.PriorityQueueStateType.HEAP);
+        // Bloom filters: a new row's first lookup misses every level; without them it reads each one
+        // (the PS's row lookups took 3x longer in a profile).
+        setIfMissing(c, RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
         // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
         setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
         setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);

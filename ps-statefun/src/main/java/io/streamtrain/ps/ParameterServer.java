@@ -99,7 +99,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
                 System.arraycopy(row.weights, 0, weights, i * width, width);
                 versions[i] = row.version;
             } else if (admitsOnFirstSight(keys[i])) {
-                System.arraycopy(initializer.initialWeights(keys[i]), 0, weights, i * width, width);
+                System.arraycopy(newRow(keys[i], now).weights, 0, weights, i * width, width);
             } // else: not admitted yet, contributes zeros
         }
         metrics.rowsPulled.inc(keys.length);
@@ -138,12 +138,11 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
                     pending.remove(key);
                     seenBefore = total - occ;
                 }
-                row = initializer.newRow(key, optimizer);
+                row = newRow(key, now);
                 row.count = seenBefore;
-                metrics.rowsAdmitted.inc();
-                if (cache != null) {
-                    cache.put(key, row); // a row read by current() is cached already, and updated in place
-                }
+            }
+            if (row.version == 0) {
+                metrics.rowsAdmitted.inc(); // its first update: made just now, or by its pull and cached
             }
             dampStale(grad, i * width, width, row.version - versionAt(push, i));
             optimizer.apply(row.weights, row.slots, grad, i * width, occ);
@@ -212,6 +211,20 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
                 grad[j] *= scale;
             }
         }
+    }
+
+    /**
+     * A row's deterministic first value, kept in the cache (not in RocksDB): the push that follows
+     * the pull finds it there instead of looking it up and drawing it again. It is persisted by its
+     * first update; until then RocksDB holding no row means the same row.
+     */
+    private EmbeddingRow newRow(long key, long now) {
+        EmbeddingRow row = initializer.newRow(key, optimizer);
+        row.updatedAt = now; // for the TTL check while it waits in the cache
+        if (cache != null) {
+            cache.put(key, row); // a row read by current() is cached already, and updated in place
+        }
+        return row;
     }
 
     private boolean admitsOnFirstSight(long key) {

@@ -7,7 +7,8 @@ import io.streamtrain.ps.row.EmbeddingRow;
  * a row and every push of the same batch, milliseconds later, reads and writes it again; served
  * from here, the push costs one RocksDB write instead of a read and a write. Write-through: the
  * PS puts every changed row into RocksDB at once, so checkpoints never depend on this cache, and
- * a restore starts with it empty.
+ * a restore starts with it empty. (A new row that a pull drew waits here unwritten until its first
+ * update: RocksDB having no row means that same deterministic row.)
  *
  * <p>The oldest rows leave first: a push comes within the batches in flight of its pull, so
  * insertion order serves it as well as recency would. Keys and rows sit in two flat arrays with
