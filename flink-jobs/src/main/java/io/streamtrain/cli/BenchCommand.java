@@ -64,6 +64,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
+    @Option(names = "--checkpoint-interval", defaultValue = "1s", converter = DurationConverter.class,
+            description = "Checkpoint interval of the training runs (default: ${DEFAULT-VALUE}).")
+    Duration checkpointInterval;
+
     @Option(names = "--plots", paramLabel = "DIR",
             description = "Write each run's curves from its metrics topic as SVG files into DIR (<run>-<series>.svg, as `report --svg-dir`).")
     Path plots;
@@ -98,7 +102,7 @@ public final class BenchCommand implements Callable<Integer> {
                     conf.set(PsOptions.DIM, dim);
                     Path checkpoints = dir.resolve(topic);
                     TrainingSummary s = TrainingRun.run(new TrainingRun.Settings(
-                            conf, checkpoints, p, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
+                            conf, checkpoints, p, checkpointInterval, Duration.ofSeconds(3), false, System.err));
                     System.err.println(s.line());
                     if (plots != null) {
                         RunTimeline run = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
@@ -113,8 +117,8 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d%n",
-                examples, fields, vocabulary, dim, batchSize);
+        System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d, checkpoints every %s%n",
+                examples, fields, vocabulary, dim, batchSize, checkpointInterval);
         table.forEach(System.out::println);
         return 0;
     }

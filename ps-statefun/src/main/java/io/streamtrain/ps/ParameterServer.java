@@ -11,6 +11,8 @@ import io.streamtrain.ps.row.EmbeddingRow;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.FeatureKey;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.Counter;
@@ -60,6 +62,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient long lastReportAt;
     private transient AppliedNotices notices;
     private transient boolean flushScheduled;
+    /** A push's changed rows, written to RocksDB in one write batch (one JNI write, not one per row). */
+    private transient Map<Long, EmbeddingRow> changed;
 
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
@@ -84,6 +88,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
         notices = new AppliedNotices();
+        changed = new HashMap<>();
     }
 
     @Override
@@ -149,11 +154,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.version++;
             row.count += occ;
             row.updatedAt = now;
-            rows.put(key, row);
+            changed.put(key, row);
             if (publishChangedRows) {
                 ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights, now));
             }
         }
+        rows.putAll(changed);
+        changed.clear();
         applied.put(push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
         metrics.staleness.update(now - push.pulledAt);
