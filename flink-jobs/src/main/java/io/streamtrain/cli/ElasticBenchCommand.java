@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -70,6 +71,10 @@ public final class ElasticBenchCommand implements Callable<Integer> {
     @Option(names = "--measure", defaultValue = "20s", converter = DurationConverter.class, description = "Throughput window around each change (default: ${DEFAULT-VALUE}).")
     Duration measure;
 
+    @Option(names = "-D", paramLabel = "KEY=VALUE",
+            description = "Any Flink or streamtrain configuration key for the cluster and its job, e.g. RocksDB restore options.")
+    Map<String, String> extra = new LinkedHashMap<>();
+
     @Option(names = "--tm-memory", defaultValue = "1536m", description = "Process memory per TaskManager (default: ${DEFAULT-VALUE}).")
     String tmMemory;
 
@@ -95,7 +100,7 @@ public final class ElasticBenchCommand implements Callable<Integer> {
             System.err.printf(Locale.ROOT, "bench: writing %,d examples (Zipf %.2f over %,d ids per field)%n", examples, zipf, idsPerField);
             Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), data, examples, 5, System.currentTimeMillis());
 
-            LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 1, 1, MemorySize.parse(tmMemory), new Configuration());
+            LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 1, 1, MemorySize.parse(tmMemory), Configuration.fromMap(extra));
             Committed committed = new Committed(progress, topic + "-examples", topic);
             CompletableFuture<TrainingSummary> training = new CompletableFuture<>();
             Thread run = new Thread(() -> {

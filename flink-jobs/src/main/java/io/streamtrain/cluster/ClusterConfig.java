@@ -38,6 +38,12 @@ public final class ClusterConfig {
         c.set(JobManagerOptions.SCHEDULER_SUBMISSION_RESOURCE_STABILIZATION_TIMEOUT, Duration.ofSeconds(1));
         c.set(JobManagerOptions.SCHEDULER_EXECUTING_RESOURCE_STABILIZATION_TIMEOUT, Duration.ofSeconds(1));
         c.set(JobManagerOptions.SCHEDULER_EXECUTING_COOLDOWN_AFTER_RESCALING, Duration.ofSeconds(2));
+        // Once the new resources are stable, Flink 2 waits for the next completed checkpoint before it
+        // restarts at the new parallelism, for at most this long (by default the checkpoint interval
+        // times (1 + rescale-trigger.max-checkpoint-failures): 2 s here). A checkpoint under backlog
+        // takes 1-2 s on two cores, so the wait often ran out; a shorter one costs at most re-reading
+        // the input since the last checkpoint, which the job replays exactly once anyway.
+        c.set(JobManagerOptions.SCHEDULER_RESCALE_TRIGGER_MAX_DELAY, Duration.ofMillis(500));
         c.set(JobManagerOptions.TOTAL_PROCESS_MEMORY, MemorySize.parse("768m"));
         c.set(TaskManagerOptions.NUM_TASK_SLOTS, slotsPerTaskManager);
         c.set(TaskManagerOptions.TOTAL_PROCESS_MEMORY, taskManagerMemory);

@@ -51,16 +51,22 @@ public record LoopOutputs(
         metrics.sinkTo(sink(bootstrap, new MetricsSerializer(TrainingOptions.metricsTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null))
                 .uid("streamtrain-metrics-sink")
                 .name("metrics-sink");
+        // The exactly-once sinks run as tasks of their own, not chained to the PS and the batcher:
+        // a transactional writer blocks its task thread on the broker (initTransactions for every
+        // checkpoint's transaction; aborting lingering transactions on restore), which would
+        // otherwise stall the loop each checkpoint and delay the batcher's start after a rescale.
         // Exactly once: a follower sees a row's update only once its checkpoint completed, so
         // serving never shows an update that a recovery takes back.
         rowsChanged.ifPresent(rows -> rows
                 .sinkTo(sink(bootstrap, modelUpdateSerializer(conf), DeliveryGuarantee.EXACTLY_ONCE, name + "-updates"))
                 .uid("streamtrain-model-updates-sink")
-                .name("model-updates-sink"));
+                .name("model-updates-sink")
+                .disableChaining());
         // Dead letters are counted by users: exactly once, so a replay does not repeat them.
         deadLetters.sinkTo(sink(bootstrap, new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)), DeliveryGuarantee.EXACTLY_ONCE, name + "-dlq"))
                 .uid("streamtrain-dead-letter-sink")
-                .name("dead-letter-sink");
+                .name("dead-letter-sink")
+                .disableChaining();
     }
 
     /** Every output as a Kafka record for its topic, for one exactly-once sink (see {@link Outgoing#sink}). */
