@@ -68,6 +68,12 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Checkpoint interval of the training runs (default: ${DEFAULT-VALUE}).")
     Duration checkpointInterval;
 
+    @Option(names = "--warmup-examples", defaultValue = "300000",
+            description = "Examples of an fm run at parallelism 1, not measured, before the measured runs, so they meet a JVM "
+                    + "whose JIT has compiled the loop: a training job runs for days, and a cold JVM spends most of a core "
+                    + "compiling in its first minutes. 0 measures cold (default: ${DEFAULT-VALUE}).")
+    int warmupExamples;
+
     @Option(names = "--plots", paramLabel = "DIR",
             description = "Write each run's curves from its metrics topic as SVG files into DIR (<run>-<series>.svg, as `report --svg-dir`).")
     Path plots;
@@ -88,28 +94,22 @@ public final class BenchCommand implements Callable<Integer> {
         table.add("| model | parallelism | examples/s end-to-end | in-memory loop examples/s | ratio | staleness p99 ms | rows | checkpoint ms | checkpoint MB | MB per 1M rows |");
         table.add("|---|---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
+            if (warmupExamples > 0) {
+                TrainingSummary w = train(kafka, dir, "bench-warmup", "fm", 1, truth, warmupExamples);
+                System.err.println("bench: warm-up run, not measured: " + w.line());
+            }
             for (String model : models) {
                 double loop = inMemoryRate(model, data);
                 for (int p : parallelisms) {
                     String topic = "bench-" + model + "-" + p;
-                    Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, examples, 5, System.currentTimeMillis());
-                    Configuration conf = Configuration.fromMap(extra);
-                    conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
-                    conf.set(TrainingOptions.TOPIC, topic);
-                    conf.set(TrainingOptions.NAME, topic);
-                    conf.set(TrainingOptions.MODEL, model);
-                    conf.set(TrainingOptions.BATCH_SIZE, batchSize);
-                    conf.set(PsOptions.DIM, dim);
-                    Path checkpoints = dir.resolve(topic);
-                    TrainingSummary s = TrainingRun.run(new TrainingRun.Settings(
-                            conf, checkpoints, p, checkpointInterval, Duration.ofSeconds(3), false, System.err));
+                    TrainingSummary s = train(kafka, dir, topic, model, p, truth, examples);
                     System.err.println(s.line());
                     if (plots != null) {
                         RunTimeline run = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
-                                TrainingOptions.metricsTopic(conf), Duration.ofSeconds(60)).records());
+                                TrainingOptions.metricsTopic(trainingConf(kafka, topic, model)), Duration.ofSeconds(60)).records());
                         System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, run));
                     }
-                    long rows = LoadedModel.load(checkpoints).rows();
+                    long rows = LoadedModel.load(dir.resolve(topic)).rows();
                     double mb = s.checkpointBytes() / 1e6;
                     table.add(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.0f | %d | %d | %.1f | %.1f |",
                             model, p, s.examplesPerSecond(), loop, s.examplesPerSecond() / loop, s.stalenessP99Ms(),
@@ -117,10 +117,30 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d, checkpoints every %s%n",
-                examples, fields, vocabulary, dim, batchSize, checkpointInterval);
+        System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d, checkpoints every %s, "
+                        + "after a warm-up run of %d examples%n",
+                examples, fields, vocabulary, dim, batchSize, checkpointInterval, warmupExamples);
         table.forEach(System.out::println);
         return 0;
+    }
+
+    /** Writes {@code count} planted examples to {@code topic} and trains them to the end. */
+    private TrainingSummary train(LocalKafka kafka, Path dir, String topic, String model, int parallelism, PlantedFm truth,
+                                  int count) throws Exception {
+        Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, count, 5, System.currentTimeMillis());
+        return TrainingRun.run(new TrainingRun.Settings(trainingConf(kafka, topic, model), dir.resolve(topic), parallelism,
+                checkpointInterval, Duration.ofSeconds(3), false, System.err));
+    }
+
+    private Configuration trainingConf(LocalKafka kafka, String topic, String model) {
+        Configuration conf = Configuration.fromMap(extra);
+        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        conf.set(TrainingOptions.TOPIC, topic);
+        conf.set(TrainingOptions.NAME, topic);
+        conf.set(TrainingOptions.MODEL, model);
+        conf.set(TrainingOptions.BATCH_SIZE, batchSize);
+        conf.set(PsOptions.DIM, dim);
+        return conf;
     }
 
     private double inMemoryRate(String model, List<Example> data) {

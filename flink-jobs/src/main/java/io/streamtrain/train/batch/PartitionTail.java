@@ -31,6 +31,12 @@ public final class PartitionTail implements Serializable, AutoCloseable {
     /** A backfill's range end per partition: a partition is drained there, whatever Kafka holds after it. */
     private final HashMap<Integer, Long> stopOffsets;
     private transient KafkaConsumer<byte[], byte[]> consumer;
+    /**
+     * Per partition, a committed record this tail has seen. While the batcher waits below it the
+     * answer is known: under a backlog the source serves partitions in turns, so a partition looks
+     * idle every few hundred milliseconds, and asking Kafka each time cost 40 % of the batcher.
+     */
+    private transient Map<TopicPartition, Long> knownRecord;
 
     public PartitionTail(String bootstrapServers) {
         this(bootstrapServers, Map.of());
@@ -57,8 +63,16 @@ public final class PartitionTail implements Serializable, AutoCloseable {
         if (offset >= stop) {
             return true;
         }
+        TopicPartition tp = new TopicPartition(topic, partition);
+        if (knownRecord == null) {
+            knownRecord = new HashMap<>();
+        }
+        Long known = knownRecord.get(tp);
+        if (known != null && offset <= known && known < stop) {
+            return false;
+        }
         try {
-            return settle(new TopicPartition(topic, partition), offset, stop);
+            return settle(tp, offset, stop);
         } catch (KafkaException e) {
             // Kafka unreachable or slow: do not seal now; the idle timer asks again.
             LOG.warn("could not tell whether {}-{} has records from offset {}: {}", topic, partition, offset, e.toString());
@@ -80,6 +94,7 @@ public final class PartitionTail implements Serializable, AutoCloseable {
         for (int i = 0; i < POLL_STEPS; i++) {
             for (var r : c.poll(POLL_STEP)) {
                 if (r.offset() < end) {
+                    knownRecord.put(tp, r.offset());
                     return false;
                 }
             }
@@ -97,6 +112,10 @@ public final class PartitionTail implements Serializable, AutoCloseable {
             p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
+            // One record answers the question: fetch as little as the broker allows (it still sends
+            // the first record batch whole), not the default megabyte per partition.
+            p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "1024");
+            p.setProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, "1024");
             p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-tail");
             consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         }
