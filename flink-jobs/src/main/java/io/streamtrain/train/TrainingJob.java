@@ -15,6 +15,7 @@ import io.streamtrain.train.batch.BatchCredits;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
+import io.streamtrain.train.batch.MiniBatcherOperator;
 import io.streamtrain.train.batch.PartitionLag;
 import io.streamtrain.train.batch.PartitionTail;
 import io.streamtrain.train.batch.SourceRecord;
@@ -29,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
@@ -113,7 +115,7 @@ public final class TrainingJob {
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
-                .process(new MiniBatcher(
+                .transform("batcher", TypeInformation.of(MiniBatch.class), new MiniBatcherOperator(new MiniBatcher(
                         keyGroups,
                         conf.get(TrainingOptions.BATCH_SIZE),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
@@ -123,7 +125,7 @@ public final class TrainingJob {
                         new PartitionTail(bootstrap, stopOffsets(conf)),
                         new PartitionLag(bootstrap, topic),
                         new BatchCredits(bootstrap, TrainingOptions.appliedTopic(conf),
-                                conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis())))
+                                conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis()))))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
