@@ -240,7 +240,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
 
     private void cut(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws Exception {
         List<BatchRecord> records = batch.records;
-        batch.records = new ArrayList<>(Math.min(batchSize, 4096));
+        batch.records = emptyBatch();
         batch.dirty = true;
         BatchAssembler.Assembled assembled =
                 BatchAssembler.assemble(keyGroups, batch.meta.partition, batch.meta.nextSeq, records);
@@ -274,7 +274,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             batch.meta = meta;
             batch.nextOffset = lag.nextOffsetOf(meta.partition);
             batch.nextOffset.set(meta.nextOffset);
-            batch.records = new ArrayList<>(Math.min(batchSize, 4096));
+            batch.records = emptyBatch();
             for (BatchRecord r : openBatch.get()) {
                 if (batch.records.isEmpty()) {
                     batch.firstTimestamp = r.timestamp;
@@ -285,6 +285,11 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             open.put(key, batch);
         }
         return batch;
+    }
+
+    /** Room for a whole batch, unless the batch size is set very large. */
+    private List<BatchRecord> emptyBatch() {
+        return new ArrayList<>(Math.min(batchSize, 4096));
     }
 
     /**

@@ -68,7 +68,8 @@ public final class PartitionTail implements Serializable, AutoCloseable {
             knownRecord = new HashMap<>();
         }
         Long known = knownRecord.get(tp);
-        if (known != null && offset <= known && known < stop) {
+        // A known record lies below its search's end, which is at most stop: it still counts.
+        if (known != null && offset <= known) {
             return false;
         }
         try {
