@@ -9,6 +9,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.SchedulerExecutionMode;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -63,6 +64,8 @@ public final class ClusterConfig {
         // The REST API serves a job's state from a cache this old (Flink's default: 3 s); `cluster
         // status` and the rescale timings read it, so a stale view would make rescales look 3 s longer.
         c.set(WebOptions.REFRESH_INTERVAL, Duration.ofMillis(250));
+        // Job metrics (restarts, PS staleness) likewise come from a cache, refreshed every 10 s by default.
+        c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
         c.addAll(overrides);
 
         c.set(JobManagerOptions.ADDRESS, HOST);

@@ -1,6 +1,7 @@
 package io.streamtrain.join;
 
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.train.PromptCommitSource;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.batch.Rejected;
 import io.streamtrain.train.feedback.DeadLetterSerializer;
@@ -98,7 +99,7 @@ public final class JoinJob {
 
     private static SingleOutputStreamOperator<JoinEvent> readable(StreamExecutionEnvironment env, Configuration conf,
             KafkaSource<JoinEvent> source, String name) {
-        DataStream<JoinEvent> events = env.fromSource(source, watermarks(conf), name).uid("streamtrain-join-" + name + "-source");
+        DataStream<JoinEvent> events = env.fromSource(new PromptCommitSource<>(source), watermarks(conf), name).uid("streamtrain-join-" + name + "-source");
         return events.process(new ReadableOnly()).uid("streamtrain-join-" + name + "-readable").name(name + "-readable");
     }
 

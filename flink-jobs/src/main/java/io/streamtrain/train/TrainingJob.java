@@ -100,7 +100,7 @@ public final class TrainingJob {
                 .setDeserializer(new SourceRecordDeserializer())
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
-        return env.fromSource(examplesBuilder.build(), WatermarkStrategy.noWatermarks(), "examples")
+        return env.fromSource(new PromptCommitSource<>(examplesBuilder.build()), WatermarkStrategy.noWatermarks(), "examples")
                 .uid(backfill ? backfillSourceUid(stop) : EXAMPLES_SOURCE_UID);
     }
 
@@ -138,7 +138,7 @@ public final class TrainingJob {
                 .setDeserializer(new PushDeserializer())
                 .setProperty("partition.discovery.interval.ms", "30000")
                 .build();
-        DataStream<Push> pushes = env.fromSource(feedback, WatermarkStrategy.noWatermarks(), "feedback")
+        DataStream<Push> pushes = env.fromSource(new PromptCommitSource<>(feedback), WatermarkStrategy.noWatermarks(), "feedback")
                 .uid("streamtrain-feedback-source");
 
         SingleOutputStreamOperator<PulledRows> rows = pulls

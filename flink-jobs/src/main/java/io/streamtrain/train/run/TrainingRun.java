@@ -17,6 +17,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -72,6 +73,11 @@ public final class TrainingRun {
         if (!c.contains(TaskManagerOptions.MEMORY_SEGMENT_SIZE)) {
             c.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, MemorySize.parse("4kb"));
             c.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
+        }
+        // The REST API serves job metrics (restarts, PS staleness) from a cache refreshed this often
+        // (Flink's default: 10 s); a run's summary reads them right after its input is trained.
+        if (!c.contains(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL)) {
+            c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
         }
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
         return TrainingJob.withRequiredSettings(c);
