@@ -6,6 +6,7 @@ import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.PsState;
+import io.streamtrain.ps.RowCacheSize;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
@@ -150,7 +151,7 @@ public final class TrainingJob {
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),
-                        conf.get(PsOptions.ROW_CACHE_ROWS)))
+                        RowCacheSize.from(conf)))
                 .uid(PsState.PS_UID)
                 .name("parameter-server");
 

@@ -22,6 +22,8 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The parameter server: keyed by PS key group, it answers pulls (input 1) with the current rows and
@@ -33,6 +35,7 @@ import org.apache.flink.util.OutputTag;
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(ParameterServer.class);
     private static final long REPORT_EVERY_MS = 1000;
     /** The window over which applied notices are coalesced, one per batch (AppliedNotices). */
     private static final long NOTICE_FLUSH_MS = 2;
@@ -51,7 +54,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private final int minFrequency;
     private final Duration rowTtl;
     private final boolean publishChangedRows;
-    private final int rowCacheRows;
+    private final RowCacheSize rowCacheSize;
 
     private transient Optimizer optimizer;
     private transient MapState<Long, EmbeddingRow> rows;
@@ -67,23 +70,26 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
-     * @param rowCacheRows rows kept on the heap in front of RocksDB ({@link RowCache}); 0 for none
+     * @param rowCacheSize rows kept on the heap in front of RocksDB ({@link RowCache})
      */
     public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl,
-                           boolean publishChangedRows, int rowCacheRows) {
+                           boolean publishChangedRows, RowCacheSize rowCacheSize) {
         this.optimizerConfig = optimizerConfig;
         this.initializer = initializer;
         this.minFrequency = Math.max(1, minFrequency);
         this.rowTtl = rowTtl;
         this.publishChangedRows = publishChangedRows;
-        this.rowCacheRows = rowCacheRows;
+        this.rowCacheSize = rowCacheSize;
     }
 
     @Override
     public void open(OpenContext openContext) {
         optimizer = optimizerConfig.create();
         rows = getRuntimeContext().getMapState(PsState.rows(rowTtl));
-        cache = rowCacheRows > 0 ? new RowCache(rowCacheRows) : null;
+        int width = initializer.width();
+        int cacheRows = rowCacheSize.capacity(width, optimizer.initialSlots(width).length, Runtime.getRuntime().maxMemory());
+        cache = cacheRows > 0 ? new RowCache(cacheRows) : null;
+        LOG.info("{}: row cache of up to {} rows", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), cacheRows);
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));

@@ -81,13 +81,26 @@ public final class PsOptions {
                             "Expire rows not updated for this long (Flink state TTL, cleaned by the"
                                     + " RocksDB compaction filter). Unset: rows never expire.");
 
+    public static final ConfigOption<Double> ROW_CACHE_HEAP_FRACTION =
+            ConfigOptions.key("streamtrain.ps.row-cache-heap-fraction")
+                    .doubleType()
+                    .defaultValue(0.05)
+                    .withDescription(
+                            "Heap each PS subtask may fill with its row cache, as a fraction of the JVM's"
+                                    + " maximum heap: rows kept besides RocksDB (write-through, oldest out first),"
+                                    + " so a push finds the row its batch pulled, and a row pulled again soon is"
+                                    + " not read from RocksDB again. The rows it holds follow from the row width"
+                                    + " (about 280 bytes for dim 16 with Adagrad). Counted per PS subtask: a"
+                                    + " TaskManager running n of them gives n times this. Ignored when"
+                                    + " streamtrain.ps.row-cache-rows is set.");
+
     public static final ConfigOption<Integer> ROW_CACHE_ROWS =
             ConfigOptions.key("streamtrain.ps.row-cache-rows")
                     .intType()
-                    .defaultValue(131_072)
+                    .noDefaultValue()
                     .withDescription(
-                            "Rows each PS subtask keeps on the heap besides RocksDB (write-through, oldest"
-                                    + " out first), so a push finds the row its batch pulled without another RocksDB"
-                                    + " read. It should hold the rows of the batches in flight (batchers x"
-                                    + " max-batches-in-flight x distinct features per batch); 0 turns it off.");
+                            "Rows in each PS subtask's row cache, instead of sizing it by"
+                                    + " streamtrain.ps.row-cache-heap-fraction. It should at least hold the rows of"
+                                    + " the batches in flight (batchers x max-batches-in-flight x distinct features"
+                                    + " per batch); 0 turns the cache off.");
 }

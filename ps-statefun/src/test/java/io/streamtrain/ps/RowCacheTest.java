@@ -1,8 +1,11 @@
 package io.streamtrain.ps;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ps.row.EmbeddingRow;
 import java.util.HashMap;
@@ -30,12 +33,21 @@ class RowCacheTest {
     /** Without removals: exactly an insertion-ordered map of the same capacity, through overwrites and evictions. */
     @Test
     void behavesLikeAnInsertionOrderedMapOfTheSameCapacity() {
-        int capacity = 64;
+        behavesLikeAnInsertionOrderedMap(64, 300);
+    }
+
+    /** A capacity beyond its first arrays: the table and the ring grow while rows arrive, and nothing is lost. */
+    @Test
+    void growsToItsCapacityWithoutLosingOrReorderingRows() {
+        behavesLikeAnInsertionOrderedMap(5_000, 3_000);
+    }
+
+    private static void behavesLikeAnInsertionOrderedMap(int capacity, int idsPerField) {
         RowCache cache = new RowCache(capacity);
         Map<Long, EmbeddingRow> model = new LinkedHashMap<>();
         Random random = new Random(11);
         for (int step = 0; step < 200_000; step++) {
-            long key = key(random);
+            long key = ((long) random.nextInt(4) << 48) | random.nextInt(idsPerField);
             if (random.nextBoolean()) {
                 EmbeddingRow row = row();
                 if (!model.containsKey(key) && model.size() == capacity) {
@@ -76,6 +88,25 @@ class RowCacheTest {
     /** Few distinct keys over several fields: many collisions and long runs in the probe table. */
     private static long key(Random random) {
         return ((long) random.nextInt(4) << 48) | random.nextInt(300);
+    }
+
+    @Test
+    void capacityFollowsTheHeapBudgetAndTheRowWidth() {
+        long budget = 100L << 20;
+        int fm = RowCache.capacityFor(budget, 17, 17); // dim 16 + linear weight, Adagrad slots
+        int lr = RowCache.capacityFor(budget, 1, 1);
+        assertTrue(fm > 300_000 && fm < 400_000, "~280 bytes per FM row: " + fm);
+        assertTrue(lr > 3 * fm / 2, "narrow rows: more of them fit: " + lr);
+        assertEquals(2 * fm, RowCache.capacityFor(2 * budget, 17, 17), 1, "twice the budget, twice the rows");
+        assertEquals(0, RowCache.capacityFor(0, 17, 17));
+    }
+
+    @Test
+    void aFixedRowCountWinsOverTheHeapFraction() {
+        assertEquals(100, new RowCacheSize(100, 0.5).capacity(17, 17, 1L << 30));
+        assertEquals(RowCache.capacityFor(1L << 27, 17, 17), new RowCacheSize(null, 0.125).capacity(17, 17, 1L << 30));
+        assertEquals(0, new RowCacheSize(null, 0).capacity(17, 17, 1L << 30), "fraction 0: no cache");
+        assertThrows(IllegalArgumentException.class, () -> new RowCacheSize(null, 1.5));
     }
 
     private static EmbeddingRow row() {
