@@ -59,6 +59,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient Optimizer optimizer;
     private transient MapState<Long, EmbeddingRow> rows;
     private transient RowCache cache;
+    private transient int slotWidth;
     private transient MapState<Long, Integer> pending;
     private transient MapState<Integer, Long> applied;
     private transient PsMetrics metrics;
@@ -87,8 +88,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         optimizer = optimizerConfig.create();
         rows = getRuntimeContext().getMapState(PsState.rows(rowTtl));
         int width = initializer.width();
-        int cacheRows = rowCacheSize.capacity(width, optimizer.initialSlots(width).length, Runtime.getRuntime().maxMemory());
-        cache = cacheRows > 0 ? new RowCache(cacheRows) : null;
+        slotWidth = optimizer.initialSlots(width).length;
+        int cacheRows = rowCacheSize.capacity(width, slotWidth, Runtime.getRuntime().maxMemory());
+        cache = new RowCache(cacheRows, width, slotWidth);
         LOG.info("{}: row cache of up to {} rows", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), cacheRows);
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
@@ -105,7 +107,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         long[] versions = new long[keys.length];
         long now = System.currentTimeMillis();
         for (int i = 0; i < keys.length; i++) {
-            EmbeddingRow row = current(keys[i], now);
+            int place = cachedPlace(keys[i], now);
+            if (place >= 0) {
+                cache.copyWeights(place, weights, i * width);
+                versions[i] = cache.version(place);
+                continue;
+            }
+            EmbeddingRow row = stored(keys[i], now);
             if (row != null) {
                 System.arraycopy(row.weights, 0, weights, i * width, width);
                 versions[i] = row.version;
@@ -160,6 +168,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.version++;
             row.count += occ;
             row.updatedAt = now;
+            cache.put(key, row);
             changed.put(key, row);
             if (publishChangedRows) {
                 ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights, now));
@@ -234,9 +243,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private EmbeddingRow newRow(long key, long now) {
         EmbeddingRow row = initializer.newRow(key, optimizer);
         row.updatedAt = now; // for the TTL check while it waits in the cache
-        if (cache != null) {
-            cache.put(key, row); // a row read by current() is cached already, and updated in place
-        }
+        cache.put(key, row);
         return row;
     }
 
@@ -245,28 +252,50 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     }
 
     /**
-     * The row of {@code key} from the cache or RocksDB, or null if it has none. A row past its TTL
-     * that compaction has not removed yet counts as gone.
+     * The row of {@code key} from the cache or RocksDB, or null if it has none: a copy, which the
+     * caller may change (and put back). A row past its TTL that compaction has not removed yet
+     * counts as gone.
      */
     private EmbeddingRow current(long key, long now) throws Exception {
-        EmbeddingRow row = cache == null ? null : cache.get(key);
-        if (row != null) {
-            metrics.rowCacheHits.inc();
-        } else {
-            row = rows.get(key);
-            if (row != null && cache != null) {
-                metrics.rowCacheMisses.inc();
-                cache.put(key, row);
-            }
+        int place = cachedPlace(key, now);
+        if (place >= 0) {
+            return cache.read(place, new EmbeddingRow(new float[initializer.width()], new float[slotWidth]));
         }
-        if (row != null && rowTtl != null && now - row.updatedAt >= rowTtl.toMillis()) {
+        return stored(key, now);
+    }
+
+    /** The cache's place of {@code key}'s live row, or -1. */
+    private int cachedPlace(long key, long now) {
+        int place = cache.find(key);
+        if (place < 0) {
+            return -1;
+        }
+        if (expired(cache.updatedAt(place), now)) {
             metrics.rowsExpired.inc();
-            if (cache != null) {
-                cache.remove(key);
-            }
+            cache.remove(key);
+            return -1;
+        }
+        metrics.rowCacheHits.inc();
+        return place;
+    }
+
+    /** The live row of {@code key} in RocksDB (then also cached), or null. */
+    private EmbeddingRow stored(long key, long now) throws Exception {
+        EmbeddingRow row = rows.get(key);
+        if (row == null) {
             return null;
         }
+        if (expired(row.updatedAt, now)) {
+            metrics.rowsExpired.inc();
+            return null;
+        }
+        metrics.rowCacheMisses.inc();
+        cache.put(key, row);
         return row;
+    }
+
+    private boolean expired(long updatedAt, long now) {
+        return rowTtl != null && now - updatedAt >= rowTtl.toMillis();
     }
 
     /** The PS's metric group: {@code <operator>.ps.*}. */

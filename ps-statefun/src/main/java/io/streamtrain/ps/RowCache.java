@@ -11,141 +11,210 @@ import io.streamtrain.ps.row.EmbeddingRow;
  * pull drew waits here unwritten until its first update: RocksDB having no row means that same
  * deterministic row.)
  *
- * <p>The oldest rows leave first: a push comes within the batches in flight of its pull, so
- * insertion order serves it as well as recency would. Keys and rows sit in two flat arrays with
- * linear probing, because with a {@code LinkedHashMap} (a node and a boxed key per row, chains on
- * collisions) the cache's lookups were 40 % of the PS thread in a profile: memory stalls, not work.
- * The arrays start small and double as rows arrive, so a small table costs a small cache.
+ * <p>Rows are copied in and out of flat arrays, not kept as objects. A cache of a million row
+ * objects that come and go is old-generation garbage, and in a long run G1's concurrent marking
+ * took a quarter of the machine's CPU to find it (docs/benchmarks.md); a few large primitive arrays
+ * overwritten in place make no garbage and hold no references to trace. The arrays grow in chunks
+ * as rows arrive, so a small table costs a small cache.
+ *
+ * <p>The oldest rows leave first (a push comes within the batches in flight of its pull, so
+ * insertion order serves it as well as recency would): a row's place in the insertion ring is its
+ * place in the arrays, and a new row takes the place of the oldest. Keys map to places through an
+ * open-addressing table with linear probing.
  */
 final class RowCache {
+    private static final int CHUNK_BITS = 10;
+    private static final int CHUNK_ROWS = 1 << CHUNK_BITS;
+    private static final int META = 3; // count, version, updatedAt
     private static final int INITIAL_SLOTS = 1 << 10;
-    /** Heap bytes of an {@link EmbeddingRow} object (header, two references, three longs), compressed oops. */
-    private static final int ROW_OBJECT_BYTES = 48;
-    /** Per row: a ring entry (8) and, at worst, four table slots (a long key and a reference: 12 each). */
-    private static final int INDEX_BYTES_PER_ROW = 8 + 4 * 12;
+    private static final int NONE = -1;
 
     private final int capacity;
-    private long[] keys;
-    private EmbeddingRow[] rows;
+    private final int weightWidth;
+    private final int slotWidth;
+    private final int rowFloats;
+    /** Weights then slots of each place, CHUNK_ROWS places per chunk. */
+    private final float[][] values;
+    private final long[][] meta;
+    /** The key stored at each place (its table entry may be gone since: removed, or moved to a newer place). */
+    private final long[][] placeKeys;
+    /** Places in use; once at capacity, the oldest place is at {@code oldest}. */
+    private int used;
+    private int oldest;
+
+    private long[] tableKeys;
+    /** Place of the key in the same slot, plus one; 0 for an empty slot. */
+    private int[] tablePlaces;
     private int shift;
-    /** Keys in insertion order, a ring: the next one to leave is at {@code head}. */
-    private long[] order;
-    private int head;
-    private int queued;
-    /** Rows in the table (fewer than {@code queued} after removals). */
     private int size;
 
-    RowCache(int capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("row cache capacity must be positive, got " + capacity);
+    /** A cache of up to {@code capacity} rows ({@code 0}: none) of the given widths. */
+    RowCache(int capacity, int weightWidth, int slotWidth) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("row cache capacity must be >= 0, got " + capacity);
         }
         this.capacity = capacity;
+        this.weightWidth = weightWidth;
+        this.slotWidth = slotWidth;
+        this.rowFloats = weightWidth + slotWidth;
+        int chunks = (capacity + CHUNK_ROWS - 1) / CHUNK_ROWS;
+        values = new float[chunks][];
+        meta = new long[chunks][];
+        placeKeys = new long[chunks][];
         allocateTable(Math.min(INITIAL_SLOTS, tableSlotsFor(capacity)));
-        order = new long[Math.min(capacity, INITIAL_SLOTS / 2)];
     }
 
     /**
      * How many rows of {@code weightWidth} weights and {@code slotWidth} optimizer slots fit in
-     * {@code budgetBytes} of heap, counting the row objects and this cache's own arrays when full.
+     * {@code budgetBytes} of heap: their floats, three longs, the place's key and, at worst, four
+     * table slots of 12 bytes.
      */
     static int capacityFor(long budgetBytes, int weightWidth, int slotWidth) {
-        long perRow = ROW_OBJECT_BYTES + floatArrayBytes(weightWidth) + floatArrayBytes(slotWidth) + INDEX_BYTES_PER_ROW;
-        return (int) Math.min(1 << 29, budgetBytes / perRow);
-    }
-
-    private static long floatArrayBytes(int length) {
-        return (16 + 4L * length + 7) / 8 * 8; // array header, then rounded to 8 bytes
+        long perRow = 4L * (weightWidth + slotWidth) + 8L * META + 8 + 4 * 12;
+        return (int) Math.min(1 << 29, Math.max(0, budgetBytes) / perRow);
     }
 
     int capacity() {
         return capacity;
     }
 
-    /** The cached row, or null. */
-    EmbeddingRow get(long key) {
-        for (int i = slot(key); rows[i] != null; i = next(i)) {
-            if (keys[i] == key) {
-                return rows[i];
+    /** The place of {@code key}'s row, or -1 if the cache does not hold it. */
+    int find(long key) {
+        for (int i = slot(key); tablePlaces[i] != 0; i = next(i)) {
+            if (tableKeys[i] == key) {
+                return tablePlaces[i] - 1;
             }
         }
-        return null;
+        return NONE;
     }
 
+    /** Copies the row at {@code place} into {@code into}, whose arrays have this cache's widths; returns it. */
+    EmbeddingRow read(int place, EmbeddingRow into) {
+        float[] v = values[place >>> CHUNK_BITS];
+        int at = (place & (CHUNK_ROWS - 1)) * rowFloats;
+        System.arraycopy(v, at, into.weights, 0, weightWidth);
+        System.arraycopy(v, at + weightWidth, into.slots, 0, slotWidth);
+        long[] m = meta[place >>> CHUNK_BITS];
+        int mi = (place & (CHUNK_ROWS - 1)) * META;
+        into.count = m[mi];
+        into.version = m[mi + 1];
+        into.updatedAt = m[mi + 2];
+        return into;
+    }
+
+    /** Copies the weights of the row at {@code place} to {@code to[offset ..]}. */
+    void copyWeights(int place, float[] to, int offset) {
+        System.arraycopy(values[place >>> CHUNK_BITS], (place & (CHUNK_ROWS - 1)) * rowFloats, to, offset, weightWidth);
+    }
+
+    long version(int place) {
+        return meta[place >>> CHUNK_BITS][(place & (CHUNK_ROWS - 1)) * META + 1];
+    }
+
+    long updatedAt(int place) {
+        return meta[place >>> CHUNK_BITS][(place & (CHUNK_ROWS - 1)) * META + 2];
+    }
+
+    /** Stores a copy of {@code row} as {@code key}'s: in its place if cached, else in a new one. */
     void put(long key, EmbeddingRow row) {
-        int i = find(key);
-        if (i >= 0) {
-            rows[i] = row;
+        if (capacity == 0) {
             return;
         }
-        if (queued == capacity) {
-            remove(order[head]); // may already be gone (removed since): then nothing to do
-            head = (head + 1) % order.length;
-            queued--;
-        } else if (queued == order.length) {
-            growOrder();
+        if (row.weights.length != weightWidth || row.slots.length != slotWidth) {
+            throw new IllegalArgumentException("row of " + row.weights.length + " weights and " + row.slots.length
+                    + " slots in a cache of rows with " + weightWidth + " and " + slotWidth);
         }
-        if (2 * (size + 1) > rows.length) {
-            allocateTable(2 * rows.length); // never past tableSlotsFor(capacity): size <= capacity
+        int place = find(key);
+        if (place == NONE) {
+            place = newPlace(key);
         }
-        insert(key, row);
-        order[(head + queued) % order.length] = key;
-        queued++;
+        write(place, row);
     }
 
     void remove(long key) {
-        int i = find(key);
-        if (i < 0) {
+        int i = slotOf(key);
+        if (i == NONE) {
             return;
         }
         // Backward-shift deletion: move later entries of the probe run into the gap, so that
         // every remaining key is still found from its home slot without tombstones.
-        for (int j = next(i); rows[j] != null; j = next(j)) {
-            int home = slot(keys[j]);
+        for (int j = next(i); tablePlaces[j] != 0; j = next(j)) {
+            int home = slot(tableKeys[j]);
             boolean stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
             if (!stays) {
-                keys[i] = keys[j];
-                rows[i] = rows[j];
+                tableKeys[i] = tableKeys[j];
+                tablePlaces[i] = tablePlaces[j];
                 i = j;
             }
         }
-        rows[i] = null;
+        tablePlaces[i] = 0;
         size--;
     }
 
-    private void insert(long key, EmbeddingRow row) {
+    /** A place for a new key: the next unused one, or once all are used, the oldest's. */
+    private int newPlace(long key) {
+        int place;
+        if (used < capacity) {
+            place = used++;
+            int chunk = place >>> CHUNK_BITS;
+            if (values[chunk] == null) {
+                values[chunk] = new float[CHUNK_ROWS * rowFloats];
+                meta[chunk] = new long[CHUNK_ROWS * META];
+                placeKeys[chunk] = new long[CHUNK_ROWS];
+            }
+        } else {
+            place = oldest;
+            oldest = (oldest + 1) % capacity;
+            long previous = placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)];
+            if (find(previous) == place) { // else removed, or cached again in a newer place
+                remove(previous);
+            }
+        }
+        placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)] = key;
+        if (2 * (size + 1) > tablePlaces.length) {
+            allocateTable(2 * tablePlaces.length); // never past tableSlotsFor(capacity): size <= capacity
+        }
+        insert(key, place);
+        return place;
+    }
+
+    private void write(int place, EmbeddingRow row) {
+        float[] v = values[place >>> CHUNK_BITS];
+        int at = (place & (CHUNK_ROWS - 1)) * rowFloats;
+        System.arraycopy(row.weights, 0, v, at, weightWidth);
+        System.arraycopy(row.slots, 0, v, at + weightWidth, slotWidth);
+        long[] m = meta[place >>> CHUNK_BITS];
+        int mi = (place & (CHUNK_ROWS - 1)) * META;
+        m[mi] = row.count;
+        m[mi + 1] = row.version;
+        m[mi + 2] = row.updatedAt;
+    }
+
+    private void insert(long key, int place) {
         int i = slot(key);
-        while (rows[i] != null) {
+        while (tablePlaces[i] != 0) {
             i = next(i);
         }
-        keys[i] = key;
-        rows[i] = row;
+        tableKeys[i] = key;
+        tablePlaces[i] = place + 1;
         size++;
     }
 
-    /** A table of {@code slots} slots (a power of two) holding the current rows. */
+    /** A table of {@code slots} slots (a power of two) holding the current keys. */
     private void allocateTable(int slots) {
-        long[] oldKeys = keys;
-        EmbeddingRow[] oldRows = rows;
-        keys = new long[slots];
-        rows = new EmbeddingRow[slots];
+        long[] oldKeys = tableKeys;
+        int[] oldPlaces = tablePlaces;
+        tableKeys = new long[slots];
+        tablePlaces = new int[slots];
         shift = 64 - Integer.numberOfTrailingZeros(slots);
         size = 0;
-        if (oldRows != null) {
-            for (int i = 0; i < oldRows.length; i++) {
-                if (oldRows[i] != null) {
-                    insert(oldKeys[i], oldRows[i]);
+        if (oldPlaces != null) {
+            for (int i = 0; i < oldPlaces.length; i++) {
+                if (oldPlaces[i] != 0) {
+                    insert(oldKeys[i], oldPlaces[i] - 1);
                 }
             }
         }
-    }
-
-    private void growOrder() {
-        long[] grown = new long[(int) Math.min(capacity, 2L * order.length)];
-        for (int k = 0; k < queued; k++) {
-            grown[k] = order[(head + k) % order.length];
-        }
-        order = grown;
-        head = 0;
     }
 
     /** Table slots for {@code capacity} rows at most half full: a power of two. */
@@ -153,13 +222,13 @@ final class RowCache {
         return Integer.highestOneBit(Math.max(1, 2 * capacity - 1)) << 1;
     }
 
-    private int find(long key) {
-        for (int i = slot(key); rows[i] != null; i = next(i)) {
-            if (keys[i] == key) {
+    private int slotOf(long key) {
+        for (int i = slot(key); tablePlaces[i] != 0; i = next(i)) {
+            if (tableKeys[i] == key) {
                 return i;
             }
         }
-        return -1;
+        return NONE;
     }
 
     /** Fibonacci hashing: the top bits of key × 2^64/φ, well spread even for (field, small id) keys. */
@@ -168,6 +237,6 @@ final class RowCache {
     }
 
     private int next(int i) {
-        return (i + 1) & (rows.length - 1);
+        return (i + 1) & (tablePlaces.length - 1);
     }
 }
