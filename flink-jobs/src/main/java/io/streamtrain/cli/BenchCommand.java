@@ -43,6 +43,8 @@ import picocli.CommandLine.Option;
         subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, ExportBenchCommand.class,
             JoinBenchCommand.class, IngestBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
+    private static final long INGEST_SEED = 5;
+
     @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
     int examples;
 
@@ -85,11 +87,6 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Path dir = Files.createTempDirectory("streamtrain-bench");
         PlantedFm truth = new PlantedFm(3, fields, vocabulary, 1.1, 4);
-        List<Example> data = new ArrayList<>(examples);
-        Random random = new Random(5);
-        for (int i = 0; i < examples; i++) {
-            data.add(truth.next(random));
-        }
         List<String> table = new ArrayList<>();
         table.add("| model | parallelism | examples/s end-to-end | in-memory loop examples/s | ratio | staleness p99 ms | rows | checkpoint ms | checkpoint MB | MB per 1M rows |");
         table.add("|---|---|---|---|---|---|---|---|---|---|");
@@ -99,7 +96,7 @@ public final class BenchCommand implements Callable<Integer> {
                 System.err.println("bench: warm-up run, not measured: " + w.line());
             }
             for (String model : models) {
-                double loop = inMemoryRate(model, data);
+                double loop = inMemoryRate(model, truth);
                 for (int p : parallelisms) {
                     String topic = "bench-" + model + "-" + p;
                     TrainingSummary s = train(kafka, dir, topic, model, p, truth, examples);
@@ -127,7 +124,7 @@ public final class BenchCommand implements Callable<Integer> {
     /** Writes {@code count} planted examples to {@code topic} and trains them to the end. */
     private TrainingSummary train(LocalKafka kafka, Path dir, String topic, String model, int parallelism, PlantedFm truth,
                                   int count) throws Exception {
-        Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, count, 5, System.currentTimeMillis());
+        Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, count, INGEST_SEED, System.currentTimeMillis());
         return TrainingRun.run(new TrainingRun.Settings(trainingConf(kafka, topic, model), dir.resolve(topic), parallelism,
                 checkpointInterval, Duration.ofSeconds(3), false, System.err));
     }
@@ -143,7 +140,18 @@ public final class BenchCommand implements Callable<Integer> {
         return conf;
     }
 
-    private double inMemoryRate(String model, List<Example> data) {
+    /**
+     * As many examples of the same planted model, trained by {@link SequentialTrainer}. They are
+     * drawn here and dropped after: a list of millions of example objects kept through the training runs
+     * was live heap that G1's concurrent marking traced again and again, a quarter of the machine's
+     * CPU in a 6M-example run, charged to the job it measured.
+     */
+    private double inMemoryRate(String model, PlantedFm truth) {
+        List<Example> data = new ArrayList<>(examples);
+        Random random = new Random(INGEST_SEED);
+        for (int i = 0; i < examples; i++) {
+            data.add(truth.next(random));
+        }
         ModelKind kind = ModelKind.parse(model);
         SequentialTrainer trainer = new SequentialTrainer(kind.create(dim),
                 new OptimizerConfig("adagrad", 0.1, 1e-5, 0, 1, 0.1).create(),
