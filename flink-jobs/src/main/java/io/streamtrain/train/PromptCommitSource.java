@@ -84,8 +84,8 @@ public final class PromptCommitSource<T>
     /** The Kafka reader, plus a wake-up of its fetcher after each completed checkpoint. */
     static final class Reader<T> implements SourceReader<T, KafkaPartitionSplit> {
         private final SourceReader<T, KafkaPartitionSplit> kafka;
-        /** Split ids assigned and not paused (by watermark alignment): the ones safe to "resume". */
-        private final Set<String> running = new HashSet<>();
+        private final Set<String> assigned = new HashSet<>();
+        /** Paused by the source operator (watermark alignment): not ours to "resume". */
         private final Set<String> paused = new HashSet<>();
 
         Reader(SourceReader<T, KafkaPartitionSplit> kafka) {
@@ -95,22 +95,23 @@ public final class PromptCommitSource<T>
         @Override
         public void notifyCheckpointComplete(long checkpointId) throws Exception {
             kafka.notifyCheckpointComplete(checkpointId); // queues the offset commit on the fetcher
+            List<String> running = new ArrayList<>(assigned);
+            running.removeAll(paused);
             if (!running.isEmpty()) {
-                kafka.pauseOrResumeSplits(List.of(), new ArrayList<>(running));
+                kafka.pauseOrResumeSplits(List.of(), running);
             }
         }
 
         @Override
         public void addSplits(List<KafkaPartitionSplit> splits) {
-            splits.forEach(s -> running.add(s.splitId()));
+            splits.forEach(s -> assigned.add(s.splitId()));
             kafka.addSplits(splits);
         }
 
         @Override
         public void pauseOrResumeSplits(Collection<String> toPause, Collection<String> toResume) {
-            running.removeAll(toPause);
             paused.addAll(toPause);
-            toResume.stream().filter(paused::remove).forEach(running::add);
+            paused.removeAll(toResume);
             kafka.pauseOrResumeSplits(toPause, toResume);
         }
 

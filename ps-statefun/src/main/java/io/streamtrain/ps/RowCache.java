@@ -74,18 +74,10 @@ final class RowCache {
         return (int) Math.min(1 << 29, Math.max(0, budgetBytes) / perRow);
     }
 
-    int capacity() {
-        return capacity;
-    }
-
     /** The place of {@code key}'s row, or -1 if the cache does not hold it. */
     int find(long key) {
-        for (int i = slot(key); tablePlaces[i] != 0; i = next(i)) {
-            if (tableKeys[i] == key) {
-                return tablePlaces[i] - 1;
-            }
-        }
-        return NONE;
+        int i = slotOf(key);
+        return i == NONE ? NONE : tablePlaces[i] - 1;
     }
 
     /** Copies the row at {@code place} into {@code into}, whose arrays have this cache's widths; returns it. */
@@ -133,9 +125,12 @@ final class RowCache {
 
     void remove(long key) {
         int i = slotOf(key);
-        if (i == NONE) {
-            return;
+        if (i != NONE) {
+            removeSlot(i);
         }
+    }
+
+    private void removeSlot(int i) {
         // Backward-shift deletion: move later entries of the probe run into the gap, so that
         // every remaining key is still found from its home slot without tombstones.
         for (int j = next(i); tablePlaces[j] != 0; j = next(j)) {
@@ -165,9 +160,9 @@ final class RowCache {
         } else {
             place = oldest;
             oldest = (oldest + 1) % capacity;
-            long previous = placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)];
-            if (find(previous) == place) { // else removed, or cached again in a newer place
-                remove(previous);
+            int previous = slotOf(placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)]);
+            if (previous != NONE && tablePlaces[previous] - 1 == place) { // else removed, or cached again in a newer place
+                removeSlot(previous);
             }
         }
         placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)] = key;
