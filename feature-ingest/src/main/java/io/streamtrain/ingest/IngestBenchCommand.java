@@ -1,5 +1,6 @@
 package io.streamtrain.ingest;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.ingest.format.CriteoParser;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.LineParser;
@@ -37,7 +38,12 @@ public final class IngestBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = Files.createTempDirectory("streamtrain-bench-ingest");
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-bench-ingest")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
         Path file = dir.resolve("criteo.tsv");
         writeCriteoFile(file, lines, seed);
         double mb = Files.size(file) / 1e6;

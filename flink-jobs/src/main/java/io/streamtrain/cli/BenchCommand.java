@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.export.LoadedModel;
 import io.streamtrain.ingest.IngestBenchCommand;
 import io.streamtrain.ingest.IngestSettings;
@@ -19,7 +20,6 @@ import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.reference.SequentialTrainer;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,7 +85,12 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = Files.createTempDirectory("streamtrain-bench");
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-bench")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
         PlantedFm truth = new PlantedFm(3, fields, vocabulary, 1.1, 4);
         List<String> table = new ArrayList<>();
         table.add("| model | parallelism | examples/s end-to-end | in-memory loop examples/s | ratio | staleness p99 ms | rows | checkpoint ms | checkpoint MB | MB per 1M rows |");

@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.bench.SeedTable;
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.cluster.Signal;
@@ -23,7 +24,6 @@ import io.streamtrain.train.run.Rescales;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,7 +80,12 @@ public final class ElasticBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = Files.createTempDirectory("streamtrain-bench-elastic");
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-bench-elastic")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
         int idsPerField = (int) Math.max(1, rows / fields);
         PlantedFm data = new PlantedFm(3, fields, idsPerField, zipf, 4);
         String topic = "elastic-bench";

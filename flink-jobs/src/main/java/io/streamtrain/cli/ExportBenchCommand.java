@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.bench.SeedTable;
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.bundle.BundleWriter;
@@ -47,7 +48,12 @@ public final class ExportBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = Files.createTempDirectory("streamtrain-bench-export");
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-bench-export")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.MODEL, "fm");
         conf.set(PsOptions.DIM, dim);

@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.bundle.RowCodec;
 import io.streamtrain.ingest.Ingestor;
 import io.streamtrain.ingest.synthetic.PlantedFm;
@@ -12,7 +13,6 @@ import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.TrainingRun;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,7 +74,12 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = Files.createTempDirectory("streamtrain-freshness");
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-freshness")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
         List<String> table = new ArrayList<>();
         table.add("| checkpoint interval | probes seen | probes missing | freshness p50 ms | p90 ms | p99 ms | max ms |");
         table.add("|---|---|---|---|---|---|---|");

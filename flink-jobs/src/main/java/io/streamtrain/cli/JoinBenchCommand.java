@@ -1,12 +1,12 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.ingest.IngestSettings;
 import io.streamtrain.ingest.Ingestor;
 import io.streamtrain.ingest.synthetic.SyntheticEvents;
 import io.streamtrain.join.JoinOptions;
 import io.streamtrain.join.JoinRun;
 import io.streamtrain.kafka.LocalKafka;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +53,12 @@ public final class JoinBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = Files.createTempDirectory("streamtrain-bench-join");
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-bench-join")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
         SyntheticEvents.Settings s = SyntheticEvents.Settings.defaults(impressions, 1_700_000_000_000L);
         s = s.withTiming(interval, window, s.meanClickDelay(), s.disorder());
         List<String> table = new ArrayList<>();

@@ -1,17 +1,15 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.train.TrainingOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.kafka.common.TopicPartition;
@@ -111,7 +109,7 @@ public final class BackfillRun {
             }
         }
         // The savepoint is self-contained; the run's checkpoints go once Flink has stopped using them.
-        deleteRecursively(checkpoints);
+        ScratchDirectory.deleteRecursively(checkpoints);
         return summary;
     }
 
@@ -127,14 +125,4 @@ public final class BackfillRun {
                 Double.isNaN(eta) ? "?" : String.format(Locale.ROOT, "%.0fs", eta), w.feedbackLag(), window[0], window[1]);
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 }
