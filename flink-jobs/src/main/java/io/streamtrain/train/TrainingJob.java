@@ -4,6 +4,7 @@ import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
+import io.streamtrain.ps.ParameterServerOperator;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.PsState;
 import io.streamtrain.ps.RowCacheSize;
@@ -145,15 +146,14 @@ public final class TrainingJob {
         SingleOutputStreamOperator<PulledRows> rows = pulls
                 .keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT)
                 .connect(pushes.keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT))
-                .process(new ParameterServer(
+                .transform("parameter-server", TypeInformation.of(PulledRows.class), new ParameterServerOperator(new ParameterServer(
                         OptimizerConfig.from(conf),
                         RowInitializer.from(conf, kind),
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),
-                        RowCacheSize.from(conf)))
-                .uid(PsState.PS_UID)
-                .name("parameter-server");
+                        RowCacheSize.from(conf))))
+                .uid(PsState.PS_UID);
 
         SingleOutputStreamOperator<Push> gradients = batches
                 .keyBy(b -> keyGroups.keyOfPartition(b.sourcePartition), Types.INT)

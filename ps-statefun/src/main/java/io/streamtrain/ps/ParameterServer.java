@@ -8,10 +8,14 @@ import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.EmbeddingRow;
+import io.streamtrain.ps.row.EmbeddingRowSerializer;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.FeatureKey;
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -19,6 +23,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -32,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * partition and key group and drops replays, so every batch changes every row at most once. Every
  * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control
  * (coalesced per batch over a 2 ms window by {@link AppliedNotices}).
+ *
+ * <p>Changed rows stay in the {@link RowCache} and reach RocksDB before each checkpoint barrier
+ * ({@link #writeBackChangedRows}), which needs the operator's key context to write each row under
+ * its own key group: run it through {@link ParameterServerOperator}.
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
@@ -66,8 +75,18 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient long lastReportAt;
     private transient AppliedNotices notices;
     private transient boolean flushScheduled;
-    /** A push's changed rows, written to RocksDB in one write batch (one JNI write, not one per row). */
-    private transient Map<Long, EmbeddingRow> changed;
+    private transient KeyGroups keyGroups;
+    private transient KeyContext keyContext;
+    /** The row a push updates when it is cached: read into this copy, changed, and put back. */
+    private transient EmbeddingRow scratch;
+    /** Row objects reused by each write-back, one per row of the largest key group written back. */
+    private transient List<EmbeddingRow> writeBackRows;
+    /**
+     * A push's changed cold rows (see RowCache), written to RocksDB in one write batch (one JNI
+     * write, not one per row), in the push's key order: pulls, and so pushes, list their keys sorted
+     * (BatchAssembler), and RocksDB inserts sorted keys next to each other.
+     */
+    private transient Map<Long, EmbeddingRow> coldRows;
 
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
@@ -83,20 +102,31 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         this.rowCacheSize = rowCacheSize;
     }
 
+    /** Set by {@link ParameterServerOperator} before {@link #open}: lets write-backs switch to each row's key group. */
+    void useKeyContext(KeyContext keyContext) {
+        this.keyContext = keyContext;
+    }
+
     @Override
     public void open(OpenContext openContext) {
+        if (keyContext == null) {
+            throw new IllegalStateException("the parameter server must run in a ParameterServerOperator");
+        }
         optimizer = optimizerConfig.create();
         rows = getRuntimeContext().getMapState(PsState.rows(rowTtl));
         int width = initializer.width();
         slotWidth = optimizer.initialSlots(width).length;
         int cacheRows = rowCacheSize.capacity(width, slotWidth, Runtime.getRuntime().maxMemory());
-        cache = new RowCache(cacheRows, width, slotWidth);
+        cache = new RowCache(cacheRows, width, slotWidth, this::writeEvicted);
+        scratch = new EmbeddingRow(new float[width], new float[slotWidth]);
+        writeBackRows = new ArrayList<>();
+        coldRows = new LinkedHashMap<>();
+        keyGroups = new KeyGroups(getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         LOG.info("{}: row cache of up to {} rows", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), cacheRows);
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
         notices = new AppliedNotices();
-        changed = new HashMap<>();
     }
 
     @Override
@@ -168,14 +198,17 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.version++;
             row.count += occ;
             row.updatedAt = now;
-            cache.put(key, row);
-            changed.put(key, row);
+            if (!cache.putChanged(key, row)) {
+                coldRows.put(key, row == scratch ? EmbeddingRowSerializer.INSTANCE.copy(row) : row);
+            }
             if (publishChangedRows) {
-                ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights, now));
+                ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights.clone(), now));
             }
         }
-        rows.putAll(changed);
-        changed.clear();
+        if (!coldRows.isEmpty()) {
+            rows.putAll(coldRows);
+            coldRows.clear();
+        }
         applied.put(push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
         metrics.staleness.update(now - push.pulledAt);
@@ -184,6 +217,82 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             ctx.output(REPORTS, report(now));
         }
         announce(push, ctx);
+    }
+
+    /**
+     * Writes every changed row of the cache to RocksDB, each under its own key group, in RocksDB's
+     * key order (one write batch per key group; sorted keys go into the memtable next to each
+     * other), and starts the cache's next interval. Called before each checkpoint barrier and at
+     * the end of input.
+     */
+    void writeBackChangedRows() throws Exception {
+        if (cache.changedCount() > 0) {
+            long start = System.nanoTime();
+            writeBack(cache.changedKeys());
+            metrics.writeBackMs.update((System.nanoTime() - start) / 1_000_000);
+        }
+        cache.writtenBack();
+    }
+
+    private void writeBack(long[] keys) throws Exception {
+        int groups = keyGroups.maxParallelism();
+        int[] start = new int[groups + 1];
+        for (long key : keys) {
+            start[keyGroups.bucketOf(key) + 1]++;
+        }
+        for (int g = 0; g < groups; g++) {
+            start[g + 1] += start[g];
+        }
+        long[] byGroup = new long[keys.length];
+        int[] next = Arrays.copyOf(start, groups);
+        for (long key : keys) {
+            // Sign bit flipped: RocksDB compares the big-endian key bytes unsigned.
+            byGroup[next[keyGroups.bucketOf(key)]++] = key ^ Long.MIN_VALUE;
+        }
+        Object current = keyContext.getCurrentKey();
+        for (int g = 0; g < groups; g++) {
+            if (start[g] == start[g + 1]) {
+                continue;
+            }
+            Arrays.sort(byGroup, start[g], start[g + 1]);
+            Map<Long, EmbeddingRow> batch = new LinkedHashMap<>();
+            for (int i = start[g]; i < start[g + 1]; i++) {
+                long key = byGroup[i] ^ Long.MIN_VALUE;
+                batch.put(key, cache.read(cache.find(key), writeBackRow(i - start[g])));
+            }
+            keyContext.setCurrentKey(keyGroups.keyOf(g));
+            rows.putAll(batch);
+        }
+        if (current != null) {
+            keyContext.setCurrentKey(current);
+        }
+        metrics.rowsWrittenBack.inc(keys.length);
+    }
+
+    private EmbeddingRow writeBackRow(int i) {
+        if (i == writeBackRows.size()) {
+            writeBackRows.add(new EmbeddingRow(new float[initializer.width()], new float[slotWidth]));
+        }
+        return writeBackRows.get(i);
+    }
+
+    /** A changed row that leaves the cache for a new one: written now, under its own key group. */
+    private void writeEvicted(long key, EmbeddingRow row) throws Exception {
+        metrics.rowsWrittenBack.inc();
+        Object current = keyContext.getCurrentKey();
+        Integer owner = keyGroups.keyOf(keyGroups.bucketOf(key));
+        if (owner.equals(current)) {
+            rows.put(key, row);
+            return;
+        }
+        keyContext.setCurrentKey(owner);
+        try {
+            rows.put(key, row);
+        } finally {
+            if (current != null) {
+                keyContext.setCurrentKey(current);
+            }
+        }
     }
 
     private void announce(Push push, Context ctx) {
@@ -240,7 +349,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
      * the pull finds it there instead of looking it up and drawing it again. It is persisted by its
      * first update; until then RocksDB holding no row means the same row.
      */
-    private EmbeddingRow newRow(long key, long now) {
+    private EmbeddingRow newRow(long key, long now) throws Exception {
         EmbeddingRow row = initializer.newRow(key, optimizer);
         row.updatedAt = now; // for the TTL check while it waits in the cache
         cache.put(key, row);
@@ -253,13 +362,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     /**
      * The row of {@code key} from the cache or RocksDB, or null if it has none: a copy, which the
-     * caller may change (and put back). A row past its TTL that compaction has not removed yet
-     * counts as gone.
+     * caller may change and put back (a cached row's copy is {@link #scratch}, valid until the next
+     * call). A row past its TTL that compaction has not removed yet counts as gone.
      */
     private EmbeddingRow current(long key, long now) throws Exception {
         int place = cachedPlace(key, now);
         if (place >= 0) {
-            return cache.read(place, new EmbeddingRow(new float[initializer.width()], new float[slotWidth]));
+            return cache.read(place, scratch);
         }
         return stored(key, now);
     }
@@ -308,7 +417,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         final Counter rowsExpired;
         final Counter rowCacheHits;
         final Counter rowCacheMisses;
+        final Counter rowsWrittenBack;
         final Histogram staleness;
+        final Histogram writeBackMs;
 
         PsMetrics(MetricGroup group) {
             rowsPulled = group.counter("rowsPulled");
@@ -319,7 +430,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             rowsExpired = group.counter("rowsExpired");
             rowCacheHits = group.counter("rowCacheHits");
             rowCacheMisses = group.counter("rowCacheMisses");
+            rowsWrittenBack = group.counter("rowsWrittenBack");
             staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
+            writeBackMs = group.histogram("writeBackMs", new DescriptiveStatisticsHistogram(256));
         }
     }
 }

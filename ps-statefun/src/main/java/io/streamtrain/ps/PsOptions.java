@@ -90,7 +90,7 @@ public final class PsOptions {
                                     + " maximum heap: rows kept besides RocksDB (write-through, oldest out first),"
                                     + " so a push finds the row its batch pulled, and a row pulled again soon is"
                                     + " not read from RocksDB again. The rows it holds follow from the row width"
-                                    + " (about 216 bytes for dim 16 with Adagrad). Counted per PS subtask: a"
+                                    + " (about 220 bytes for dim 16 with Adagrad). Counted per PS subtask: a"
                                     + " TaskManager running n of them gives n times this. Ignored when"
                                     + " streamtrain.ps.row-cache-rows is set.");
 

@@ -1,15 +1,23 @@
 package io.streamtrain.ps;
 
 import io.streamtrain.ps.row.EmbeddingRow;
+import java.util.Arrays;
 
 /**
  * The rows a PS subtask touched last, on the heap, in front of its RocksDB state. Every pull reads
  * a row and every push of the same batch, milliseconds later, reads and writes it again; served
- * from here, the push costs one RocksDB write instead of a read and a write, and a row pulled again
- * soon costs no read at all. Write-through: the PS puts every changed row into RocksDB at once, so
- * checkpoints never depend on this cache, and a restore starts with it empty. (A new row that a
- * pull drew waits here unwritten until its first update: RocksDB having no row means that same
- * deterministic row.)
+ * from here, neither touches RocksDB.
+ *
+ * <p>Write-back for hot rows: a row changed in this checkpoint interval or the one before keeps its
+ * further changes here, marked changed; RocksDB gets it once, when the PS writes back all changed
+ * rows before the next checkpoint barrier (so every checkpoint holds every update before it), or
+ * earlier if the row must leave to make room: then the cache hands it to its {@link WriteBack}
+ * first. A hot row that dozens of batches update between two checkpoints thus costs one RocksDB
+ * write, and the writes it saves are also memtable flushes and compactions saved. A cold row's
+ * change is written by the PS at once: deferring it would save nothing (it is most likely the row's
+ * only change this interval) and would only lengthen the write-back, which holds up the PS before
+ * each barrier. A restore starts with the cache empty. (A new row that a pull drew is not changed:
+ * RocksDB having no row means that same deterministic row.)
  *
  * <p>Rows are copied in and out of flat arrays, not kept as objects. A cache of a million row
  * objects that come and go is old-generation garbage, and in a long run G1's concurrent marking
@@ -23,6 +31,13 @@ import io.streamtrain.ps.row.EmbeddingRow;
  * open-addressing table with linear probing.
  */
 final class RowCache {
+    /** Takes a changed row that leaves the cache before it was written back. */
+    @FunctionalInterface
+    interface WriteBack {
+        /** Writes {@code row} (the cache's scratch copy: use it before returning) as {@code key}'s. */
+        void write(long key, EmbeddingRow row) throws Exception;
+    }
+
     private static final int CHUNK_BITS = 10;
     private static final int CHUNK_ROWS = 1 << CHUNK_BITS;
     private static final int META = 3; // count, version, updatedAt
@@ -38,6 +53,15 @@ final class RowCache {
     private final long[][] meta;
     /** The key stored at each place (its table entry may be gone since: removed, or moved to a newer place). */
     private final long[][] placeKeys;
+    /** One bit per place: its row changed since it was last written back. */
+    private final long[] changed;
+    private int changedCount;
+    /** The interval in which each place's row last changed; an interval ends with each write-back. */
+    private final int[][] changedIn;
+    private int interval = 2; // a new place's 0 is then neither this interval nor the last
+    private final WriteBack writeBack;
+    /** The row of an evicted changed place on its way to {@link #writeBack}. */
+    private final EmbeddingRow evicted;
     /** Places in use; once at capacity, the oldest place is at {@code oldest}. */
     private int used;
     private int oldest;
@@ -48,8 +72,11 @@ final class RowCache {
     private int shift;
     private int size;
 
-    /** A cache of up to {@code capacity} rows ({@code 0}: none) of the given widths. */
-    RowCache(int capacity, int weightWidth, int slotWidth) {
+    /**
+     * A cache of up to {@code capacity} rows ({@code 0}: none, every changed row goes straight to
+     * {@code writeBack}) of the given widths.
+     */
+    RowCache(int capacity, int weightWidth, int slotWidth, WriteBack writeBack) {
         if (capacity < 0) {
             throw new IllegalArgumentException("row cache capacity must be >= 0, got " + capacity);
         }
@@ -61,16 +88,20 @@ final class RowCache {
         values = new float[chunks][];
         meta = new long[chunks][];
         placeKeys = new long[chunks][];
+        changed = new long[(capacity + 63) >>> 6];
+        changedIn = new int[chunks][];
+        this.writeBack = writeBack;
+        evicted = new EmbeddingRow(new float[weightWidth], new float[slotWidth]);
         allocateTable(Math.min(INITIAL_SLOTS, tableSlotsFor(capacity)));
     }
 
     /**
      * How many rows of {@code weightWidth} weights and {@code slotWidth} optimizer slots fit in
-     * {@code budgetBytes} of heap: their floats, three longs, the place's key and, at worst, four
-     * table slots of 12 bytes.
+     * {@code budgetBytes} of heap: their floats, three longs, the place's key and interval and, at
+     * worst, four table slots of 12 bytes.
      */
     static int capacityFor(long budgetBytes, int weightWidth, int slotWidth) {
-        long perRow = 4L * (weightWidth + slotWidth) + 8L * META + 8 + 4 * 12;
+        long perRow = 4L * (weightWidth + slotWidth) + 8L * META + 8 + 4 + 4 * 12;
         return (int) Math.min(1 << 29, Math.max(0, budgetBytes) / perRow);
     }
 
@@ -107,10 +138,68 @@ final class RowCache {
         return meta[place >>> CHUNK_BITS][(place & (CHUNK_ROWS - 1)) * META + 2];
     }
 
-    /** Stores a copy of {@code row} as {@code key}'s: in its place if cached, else in a new one. */
-    void put(long key, EmbeddingRow row) {
+    /**
+     * Stores a copy of {@code row} as {@code key}'s, a row RocksDB holds as it is (read from it, or
+     * a new row's first value): in its place if cached, else in a new one. A place marked changed
+     * stays marked.
+     */
+    void put(long key, EmbeddingRow row) throws Exception {
+        store(key, row);
+    }
+
+    /**
+     * Stores a copy of {@code row}, just changed, as {@code key}'s. Returns true if the cache keeps
+     * the change for the next write-back (the row also changed in this interval or the last), false
+     * if the caller must write the row to RocksDB now (a cold row, or a cache of no rows).
+     */
+    boolean putChanged(long key, EmbeddingRow row) throws Exception {
+        int place = store(key, row);
+        if (place == NONE) {
+            return false;
+        }
+        if (isChanged(place)) {
+            return true;
+        }
+        int[] in = changedIn[place >>> CHUNK_BITS];
+        int at = place & (CHUNK_ROWS - 1);
+        boolean hot = in[at] >= interval - 1;
+        in[at] = interval;
+        if (hot) {
+            changed[place >>> 6] |= 1L << place;
+            changedCount++;
+        }
+        return hot;
+    }
+
+    /** How many cached rows changed since they were last written back. */
+    int changedCount() {
+        return changedCount;
+    }
+
+    /** The keys of the changed rows, in no particular order. */
+    long[] changedKeys() {
+        long[] keys = new long[changedCount];
+        int n = 0;
+        for (int word = 0; word < changed.length; word++) {
+            for (long bits = changed[word]; bits != 0; bits &= bits - 1) {
+                int place = (word << 6) | Long.numberOfTrailingZeros(bits);
+                keys[n++] = placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)];
+            }
+        }
+        return keys;
+    }
+
+    /** Marks every changed row as written back, and starts a new interval. */
+    void writtenBack() {
+        Arrays.fill(changed, 0);
+        changedCount = 0;
+        interval++;
+    }
+
+    /** Its place, or {@link #NONE} when the cache holds no rows. */
+    private int store(long key, EmbeddingRow row) throws Exception {
         if (capacity == 0) {
-            return;
+            return NONE;
         }
         if (row.weights.length != weightWidth || row.slots.length != slotWidth) {
             throw new IllegalArgumentException("row of " + row.weights.length + " weights and " + row.slots.length
@@ -121,12 +210,26 @@ final class RowCache {
             place = newPlace(key);
         }
         write(place, row);
+        return place;
     }
 
+    /** Drops {@code key}'s row, changed or not: the PS removes only expired rows, gone from RocksDB's view too. */
     void remove(long key) {
         int i = slotOf(key);
         if (i != NONE) {
+            unmarkChanged(tablePlaces[i] - 1);
             removeSlot(i);
+        }
+    }
+
+    private boolean isChanged(int place) {
+        return (changed[place >>> 6] & (1L << place)) != 0;
+    }
+
+    private void unmarkChanged(int place) {
+        if (isChanged(place)) {
+            changed[place >>> 6] &= ~(1L << place);
+            changedCount--;
         }
     }
 
@@ -146,8 +249,11 @@ final class RowCache {
         size--;
     }
 
-    /** A place for a new key: the next unused one, or once all are used, the oldest's. */
-    private int newPlace(long key) {
+    /**
+     * A place for a new key: the next unused one, or once all are used, the oldest's, whose row
+     * goes to {@link #writeBack} first if it changed.
+     */
+    private int newPlace(long key) throws Exception {
         int place;
         if (used < capacity) {
             place = used++;
@@ -156,16 +262,23 @@ final class RowCache {
                 values[chunk] = new float[CHUNK_ROWS * rowFloats];
                 meta[chunk] = new long[CHUNK_ROWS * META];
                 placeKeys[chunk] = new long[CHUNK_ROWS];
+                changedIn[chunk] = new int[CHUNK_ROWS];
             }
         } else {
             place = oldest;
             oldest = (oldest + 1) % capacity;
-            int previous = slotOf(placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)]);
+            long previousKey = placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)];
+            if (isChanged(place)) { // then its key is still cached here: remove() unmarks
+                writeBack.write(previousKey, read(place, evicted));
+                unmarkChanged(place);
+            }
+            int previous = slotOf(previousKey);
             if (previous != NONE && tablePlaces[previous] - 1 == place) { // else removed, or cached again in a newer place
                 removeSlot(previous);
             }
         }
         placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)] = key;
+        changedIn[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)] = 0;
         if (2 * (size + 1) > tablePlaces.length) {
             allocateTable(2 * tablePlaces.length); // never past tableSlotsFor(capacity): size <= capacity
         }

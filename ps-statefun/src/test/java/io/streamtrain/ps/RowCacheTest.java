@@ -2,6 +2,7 @@ package io.streamtrain.ps;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,15 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ps.row.EmbeddingRow;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RowCacheTest {
     @Test
-    void theOldestRowLeavesFirstAndReadsDoNotReorder() {
-        RowCache cache = new RowCache(2, 2, 1);
+    void theOldestRowLeavesFirstAndReadsDoNotReorder() throws Exception {
+        RowCache cache = new RowCache(2, 2, 1, RowCacheTest::neverWritten);
         cache.put(1, row(1));
         cache.put(2, row(2));
         assertRow(row(1), cache, 1);
@@ -30,8 +33,8 @@ class RowCacheTest {
     }
 
     @Test
-    void keepsACopyWithEveryFieldOfTheRow() {
-        RowCache cache = new RowCache(4, 2, 1);
+    void keepsACopyWithEveryFieldOfTheRow() throws Exception {
+        RowCache cache = new RowCache(4, 2, 1, RowCacheTest::neverWritten);
         EmbeddingRow row = row(7);
         cache.put(9, row);
         row.weights[0] = -1; // the caller's later changes do not reach the cache
@@ -49,27 +52,27 @@ class RowCacheTest {
     }
 
     @Test
-    void aCacheOfNoRowsHoldsNothing() {
-        RowCache cache = new RowCache(0, 2, 1);
+    void aCacheOfNoRowsHoldsNothing() throws Exception {
+        RowCache cache = new RowCache(0, 2, 1, RowCacheTest::neverWritten);
         cache.put(1, row(1));
         assertNull(get(cache, 1));
     }
 
     /** Puts, overwrites and evictions, no removals: exactly an insertion-ordered map of the same capacity. */
     @Test
-    void behavesLikeAnInsertionOrderedMapOfTheSameCapacity() {
+    void behavesLikeAnInsertionOrderedMapOfTheSameCapacity() throws Exception {
         behavesLikeTheModel(64, 300, false);
     }
 
     /** A capacity beyond its first arrays: the table and the chunks grow while rows arrive, and nothing is lost. */
     @Test
-    void growsToItsCapacityWithoutLosingOrReorderingRows() {
+    void growsToItsCapacityWithoutLosingOrReorderingRows() throws Exception {
         behavesLikeTheModel(5_000, 3_000, false);
     }
 
     /** With removals (expired rows): a removed row is gone, and its place is reused in turn, never a live row's. */
     @Test
-    void removalsFreeTheKeyAndTheOldestPlaceIsReusedInTurn() {
+    void removalsFreeTheKeyAndTheOldestPlaceIsReusedInTurn() throws Exception {
         behavesLikeTheModel(64, 300, true);
         behavesLikeTheModel(3_000, 3_000, true);
     }
@@ -78,8 +81,8 @@ class RowCacheTest {
      * Against a model of places: each new key takes the next place, the oldest once all are used;
      * a key stays cached until it is removed or its place is taken; an overwrite keeps its place.
      */
-    private static void behavesLikeTheModel(int capacity, int idsPerField, boolean removals) {
-        RowCache cache = new RowCache(capacity, 2, 1);
+    private static void behavesLikeTheModel(int capacity, int idsPerField, boolean removals) throws Exception {
+        RowCache cache = new RowCache(capacity, 2, 1, RowCacheTest::neverWritten);
         Map<Long, Long> cached = new HashMap<>(); // key -> the stamp of its current row
         Map<Long, Integer> placeOf = new HashMap<>();
         ArrayDeque<long[]> places = new ArrayDeque<>(); // (key, place) in insertion order
@@ -121,11 +124,128 @@ class RowCacheTest {
     }
 
     @Test
+    void aRowKeepsItsChangesOnlyOnceItIsHot() throws Exception {
+        RowCache cache = new RowCache(8, 2, 1, RowCacheTest::neverWritten);
+        assertFalse(cache.putChanged(1, row(1)), "first change of a cold row: the caller writes it");
+        assertTrue(cache.putChanged(1, row(2)), "changed again in the same interval: kept");
+        assertFalse(cache.putChanged(2, row(3)));
+        assertEquals(1, cache.changedCount());
+        cache.writtenBack();
+        assertTrue(cache.putChanged(2, row(4)), "changed in the last interval: kept from its first change");
+        cache.writtenBack();
+        cache.writtenBack();
+        assertFalse(cache.putChanged(2, row(5)), "no change for a whole interval: cold again");
+        assertFalse(cache.putChanged(3, row(6)));
+        cache.remove(3);
+        assertFalse(cache.putChanged(3, row(7)), "a new place starts cold");
+    }
+
+    @Test
+    void aChangedRowIsWrittenBackWhenItLeavesAndAnUnchangedOneIsNot() throws Exception {
+        Map<Long, EmbeddingRow> written = new HashMap<>();
+        RowCache cache = new RowCache(2, 2, 1, (key, row) -> written.put(key, copy(row)));
+        cache.putChanged(1, row(0));
+        assertTrue(cache.putChanged(1, row(1)));
+        cache.put(2, row(2));
+        cache.put(3, row(3)); // takes row 1's place
+        assertEquals(Set.of(1L), written.keySet());
+        assertSame(row(1), written.get(1L));
+        cache.put(4, row(4)); // takes row 2's place: unchanged, nothing to write
+        assertEquals(1, written.size());
+        assertEquals(0, cache.changedCount());
+    }
+
+    @Test
+    void listsEachChangedRowOnceUntilWrittenBack() throws Exception {
+        RowCache cache = new RowCache(8, 2, 1, RowCacheTest::neverWritten);
+        for (int stamp = 0; stamp < 6; stamp += 2) {
+            cache.putChanged(1, row(stamp));
+            cache.putChanged(2, row(stamp + 1));
+        }
+        cache.put(3, row(3));
+        cache.put(2, row(6)); // an unchanged put does not make a changed row clean
+        assertEquals(2, cache.changedCount());
+        long[] keys = cache.changedKeys();
+        Arrays.sort(keys);
+        assertArrayEquals(new long[] {1, 2}, keys);
+        cache.writtenBack();
+        assertEquals(0, cache.changedCount());
+        assertEquals(0, cache.changedKeys().length);
+        assertRow(row(4), cache, 1);
+    }
+
+    @Test
+    void aRemovedChangedRowIsNeitherListedNorWrittenBack() throws Exception {
+        RowCache cache = new RowCache(1, 2, 1, RowCacheTest::neverWritten);
+        cache.putChanged(1, row(0));
+        assertTrue(cache.putChanged(1, row(1)));
+        cache.remove(1);
+        assertEquals(0, cache.changedKeys().length);
+        cache.put(2, row(2)); // reuses the place; no write-back of the removed row
+        assertRow(row(2), cache, 2);
+    }
+
+    @Test
+    void withoutRoomEveryChangeIsTheCallersToWrite() throws Exception {
+        RowCache cache = new RowCache(0, 2, 1, RowCacheTest::neverWritten);
+        assertFalse(cache.putChanged(7, row(7)));
+        assertFalse(cache.putChanged(7, row(8)));
+        assertEquals(0, cache.changedCount());
+    }
+
+    /**
+     * The PS's use of the cache against a model of RocksDB: unchanged puts are rows RocksDB holds;
+     * a change the cache does not keep the caller writes at once; kept ones reach RocksDB through
+     * eviction or a write-back of every changed row (as before a checkpoint). After any sequence,
+     * each key's latest row is in the cache or in RocksDB.
+     */
+    @Test
+    void noChangedRowIsLostThroughEvictionsRemovalsAndWriteBacks() throws Exception {
+        for (int capacity : new int[] {0, 1, 16, 2_000}) {
+            Map<Long, EmbeddingRow> store = new HashMap<>();
+            RowCache cache = new RowCache(capacity, 2, 1, (key, row) -> store.put(key, copy(row)));
+            Map<Long, Long> latest = new HashMap<>(); // key -> stamp of its latest row; absent: removed (expired)
+            Random random = new Random(capacity);
+            int kept = 0;
+            for (int step = 0; step < 100_000; step++) {
+                long key = ((long) random.nextInt(3) << 48) | random.nextInt(500);
+                int action = random.nextInt(200);
+                if (action < 150) {
+                    if (cache.putChanged(key, row(step))) {
+                        kept++;
+                    } else {
+                        store.put(key, row(step));
+                    }
+                    latest.put(key, (long) step);
+                } else if (action < 180) {
+                    store.put(key, row(step)); // read from RocksDB (or drawn new), then cached
+                    cache.put(key, row(step));
+                    latest.put(key, (long) step);
+                } else if (action < 199) {
+                    cache.remove(key); // expired: gone from both
+                    store.remove(key);
+                    latest.remove(key);
+                } else {
+                    for (long k : cache.changedKeys()) {
+                        store.put(k, get(cache, k));
+                    }
+                    cache.writtenBack();
+                }
+            }
+            for (Map.Entry<Long, Long> e : latest.entrySet()) {
+                EmbeddingRow cached = get(cache, e.getKey());
+                assertSame(row(e.getValue()), cached != null ? cached : store.get(e.getKey()));
+            }
+            assertTrue(capacity < 1_000 || kept > 10_000, "a cache that holds the table keeps most changes: " + kept);
+        }
+    }
+
+    @Test
     void capacityFollowsTheHeapBudgetAndTheRowWidth() {
         long budget = 100L << 20;
         int fm = RowCache.capacityFor(budget, 17, 17); // dim 16 + linear weight, Adagrad slots
         int lr = RowCache.capacityFor(budget, 1, 1);
-        assertTrue(fm > 450_000 && fm < 550_000, "~216 bytes per FM row: " + fm);
+        assertTrue(fm > 450_000 && fm < 550_000, "~220 bytes per FM row: " + fm);
         assertTrue(lr > 3 * fm / 2, "narrow rows: more of them fit: " + lr);
         assertEquals(2 * fm, RowCache.capacityFor(2 * budget, 17, 17), 1, "twice the budget, twice the rows");
         assertEquals(0, RowCache.capacityFor(0, 17, 17));
@@ -137,6 +257,27 @@ class RowCacheTest {
         assertEquals(RowCache.capacityFor(1L << 27, 17, 17), new RowCacheSize(null, 0.125).capacity(17, 17, 1L << 30));
         assertEquals(0, new RowCacheSize(null, 0).capacity(17, 17, 1L << 30), "fraction 0: no cache");
         assertThrows(IllegalArgumentException.class, () -> new RowCacheSize(null, 1.5));
+    }
+
+    private static void neverWritten(long key, EmbeddingRow row) {
+        throw new AssertionError("row " + key + " was never changed, yet written back");
+    }
+
+    private static EmbeddingRow copy(EmbeddingRow row) {
+        EmbeddingRow copy = new EmbeddingRow(row.weights.clone(), row.slots.clone());
+        copy.count = row.count;
+        copy.version = row.version;
+        copy.updatedAt = row.updatedAt;
+        return copy;
+    }
+
+    private static void assertSame(EmbeddingRow expected, EmbeddingRow actual) {
+        assertNotNull(actual);
+        assertArrayEquals(expected.weights, actual.weights);
+        assertArrayEquals(expected.slots, actual.slots);
+        assertEquals(expected.count, actual.count);
+        assertEquals(expected.version, actual.version);
+        assertEquals(expected.updatedAt, actual.updatedAt);
     }
 
     /** A row whose every field tells {@code stamp}. */
