@@ -14,9 +14,7 @@ import io.streamtrain.schema.FeatureKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.Counter;
@@ -81,12 +79,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient EmbeddingRow scratch;
     /** Row objects reused by each write-back, one per row of the largest key group written back. */
     private transient List<EmbeddingRow> writeBackRows;
+    private transient RowBatch writeBackBatch;
     /**
      * A push's changed cold rows (see RowCache), written to RocksDB in one write batch (one JNI
      * write, not one per row), in the push's key order: pulls, and so pushes, list their keys sorted
      * (BatchAssembler), and RocksDB inserts sorted keys next to each other.
      */
-    private transient Map<Long, EmbeddingRow> coldRows;
+    private transient RowBatch coldRows;
 
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
@@ -120,7 +119,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         cache = new RowCache(cacheRows, width, slotWidth, this::writeEvicted);
         scratch = new EmbeddingRow(new float[width], new float[slotWidth]);
         writeBackRows = new ArrayList<>();
-        coldRows = new LinkedHashMap<>();
+        coldRows = new RowBatch();
+        writeBackBatch = new RowBatch();
         keyGroups = new KeyGroups(getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         LOG.info("{}: row cache of up to {} rows", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), cacheRows);
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
@@ -199,7 +199,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.count += occ;
             row.updatedAt = now;
             if (!cache.putChanged(key, row)) {
-                coldRows.put(key, row == scratch ? EmbeddingRowSerializer.INSTANCE.copy(row) : row);
+                coldRows.add(key, row == scratch ? EmbeddingRowSerializer.INSTANCE.copy(row) : row);
             }
             if (publishChangedRows) {
                 ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights.clone(), now));
@@ -255,13 +255,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
                 continue;
             }
             Arrays.sort(byGroup, start[g], start[g + 1]);
-            Map<Long, EmbeddingRow> batch = new LinkedHashMap<>();
             for (int i = start[g]; i < start[g + 1]; i++) {
                 long key = byGroup[i] ^ Long.MIN_VALUE;
-                batch.put(key, cache.read(cache.find(key), writeBackRow(i - start[g])));
+                writeBackBatch.add(key, cache.read(cache.find(key), writeBackRow(i - start[g])));
             }
             keyContext.setCurrentKey(keyGroups.keyOf(g));
-            rows.putAll(batch);
+            rows.putAll(writeBackBatch);
+            writeBackBatch.clear();
         }
         if (current != null) {
             keyContext.setCurrentKey(current);
