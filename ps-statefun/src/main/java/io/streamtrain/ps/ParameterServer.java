@@ -46,6 +46,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private static final long REPORT_EVERY_MS = 1000;
     /** The window over which applied notices are coalesced, one per batch (AppliedNotices). */
     private static final long NOTICE_FLUSH_MS = 2;
+    /**
+     * How often, and after how long without a change, changed rows are written back between
+     * barriers: a row that went quiet is unlikely to change again before the barrier, and writing it
+     * now in a small batch keeps it out of the barrier's write-back, during which pushes wait.
+     */
+    private static final long SWEEP_EVERY_MS = 100;
+    private static final long QUIET_MS = 200;
 
     /** Staleness quantiles, about once a second while pushes arrive (for the metrics topic). */
     public static final OutputTag<StalenessReport> REPORTS = new OutputTag<>("ps-reports") {};
@@ -71,6 +78,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient MapState<Integer, Long> applied;
     private transient PsMetrics metrics;
     private transient long lastReportAt;
+    private transient long lastSweepAt;
     private transient AppliedNotices notices;
     private transient boolean flushScheduled;
     private transient KeyGroups keyGroups;
@@ -216,24 +224,34 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             lastReportAt = now;
             ctx.output(REPORTS, report(now));
         }
+        if (now - lastSweepAt >= SWEEP_EVERY_MS) {
+            lastSweepAt = now;
+            long[] quiet = cache.changedKeys(now - QUIET_MS);
+            if (quiet.length > 0) {
+                writeBack(quiet);
+            }
+        }
         announce(push, ctx);
     }
 
     /**
-     * Writes every changed row of the cache to RocksDB, each under its own key group, in RocksDB's
-     * key order (one write batch per key group; sorted keys go into the memtable next to each
-     * other), and starts the cache's next interval. Called before each checkpoint barrier and at
-     * the end of input.
+     * Writes every changed row of the cache to RocksDB and starts the cache's next interval.
+     * Called before each checkpoint barrier and at the end of input.
      */
     void writeBackChangedRows() throws Exception {
         if (cache.changedCount() > 0) {
             long start = System.nanoTime();
-            writeBack(cache.changedKeys());
+            writeBack(cache.changedKeys(Long.MAX_VALUE));
             metrics.writeBackMs.update((System.nanoTime() - start) / 1_000_000);
         }
         cache.writtenBack();
     }
 
+    /**
+     * Writes the cached rows of {@code keys} to RocksDB, each under its own key group, in RocksDB's
+     * key order (one write batch per key group; sorted keys go into the memtable next to each
+     * other), and marks them written.
+     */
     private void writeBack(long[] keys) throws Exception {
         int groups = keyGroups.maxParallelism();
         int[] start = new int[groups + 1];
@@ -257,7 +275,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             Arrays.sort(byGroup, start[g], start[g + 1]);
             for (int i = start[g]; i < start[g + 1]; i++) {
                 long key = byGroup[i] ^ Long.MIN_VALUE;
-                writeBackBatch.add(key, cache.read(cache.find(key), writeBackRow(i - start[g])));
+                int place = cache.find(key);
+                writeBackBatch.add(key, cache.read(place, writeBackRow(i - start[g])));
+                cache.written(place);
             }
             keyContext.setCurrentKey(keyGroups.keyOf(g));
             rows.putAll(writeBackBatch);

@@ -176,17 +176,27 @@ final class RowCache {
         return changedCount;
     }
 
-    /** The keys of the changed rows, in no particular order. */
-    long[] changedKeys() {
+    /**
+     * The keys of the changed rows last updated (their {@code updatedAt}) before {@code updatedBefore},
+     * in no particular order; {@code Long.MAX_VALUE} for all of them.
+     */
+    long[] changedKeys(long updatedBefore) {
         long[] keys = new long[changedCount];
         int n = 0;
         for (int word = 0; word < changed.length; word++) {
             for (long bits = changed[word]; bits != 0; bits &= bits - 1) {
                 int place = (word << 6) | Long.numberOfTrailingZeros(bits);
-                keys[n++] = placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)];
+                if (updatedAt(place) < updatedBefore) {
+                    keys[n++] = placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)];
+                }
             }
         }
-        return keys;
+        return n == keys.length ? keys : Arrays.copyOf(keys, n);
+    }
+
+    /** Marks the row at {@code place} as written back; it stays cached, and stays hot. */
+    void written(int place) {
+        unmarkChanged(place);
     }
 
     /** Marks every changed row as written back, and starts a new interval. */
