@@ -25,6 +25,7 @@ import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import org.apache.flink.util.function.ThrowingRunnable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -267,7 +268,6 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             // Sign bit flipped: RocksDB compares the big-endian key bytes unsigned.
             byGroup[next[keyGroups.bucketOf(key)]++] = key ^ Long.MIN_VALUE;
         }
-        Object current = keyContext.getCurrentKey();
         for (int g = 0; g < groups; g++) {
             if (start[g] == start[g + 1]) {
                 continue;
@@ -279,12 +279,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
                 writeBackBatch.add(key, cache.read(place, writeBackRow(i - start[g])));
                 cache.written(place);
             }
-            keyContext.setCurrentKey(keyGroups.keyOf(g));
-            rows.putAll(writeBackBatch);
+            inKeyGroup(g, () -> rows.putAll(writeBackBatch));
             writeBackBatch.clear();
-        }
-        if (current != null) {
-            keyContext.setCurrentKey(current);
         }
         metrics.rowsWrittenBack.inc(keys.length);
     }
@@ -299,15 +295,23 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     /** A changed row that leaves the cache for a new one: written now, under its own key group. */
     private void writeEvicted(long key, EmbeddingRow row) throws Exception {
         metrics.rowsWrittenBack.inc();
+        inKeyGroup(keyGroups.bucketOf(key), () -> rows.put(key, row));
+    }
+
+    /**
+     * Runs {@code write} with the key context set to key group {@code group}, then restores the
+     * element's key: a row of any key group may have to be written while another's element is handled.
+     */
+    private void inKeyGroup(int group, ThrowingRunnable<Exception> write) throws Exception {
         Object current = keyContext.getCurrentKey();
-        Integer owner = keyGroups.keyOf(keyGroups.bucketOf(key));
-        if (owner.equals(current)) {
-            rows.put(key, row);
+        Integer key = keyGroups.keyOf(group);
+        if (key.equals(current)) {
+            write.run();
             return;
         }
-        keyContext.setCurrentKey(owner);
+        keyContext.setCurrentKey(key);
         try {
-            rows.put(key, row);
+            write.run();
         } finally {
             if (current != null) {
                 keyContext.setCurrentKey(current);

@@ -73,8 +73,8 @@ final class RowCache {
     private int size;
 
     /**
-     * A cache of up to {@code capacity} rows ({@code 0}: none, every changed row goes straight to
-     * {@code writeBack}) of the given widths.
+     * A cache of up to {@code capacity} rows ({@code 0}: none) of the given widths; changed rows
+     * that must leave it go to {@code writeBack}.
      */
     RowCache(int capacity, int weightWidth, int slotWidth, WriteBack writeBack) {
         if (capacity < 0) {
