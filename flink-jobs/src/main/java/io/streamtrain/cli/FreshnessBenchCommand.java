@@ -7,6 +7,8 @@ import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.report.MetricsTopic;
+import io.streamtrain.report.RunTimeline;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
@@ -25,6 +27,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,7 +49,8 @@ import picocli.CommandLine.Option;
 @Command(name = "freshness", mixinStandardHelpOptions = true,
         description = "Measures model freshness: from a training record sent to Kafka until its row update is readable "
                 + "(read_committed) on the model-updates topic that `serve --follow` applies, while training a steady stream. "
-                + "One run per checkpoint interval; prints a markdown table.")
+                + "Also the PS's gradient staleness (a row's pull to its gradient applied) at this rate, below capacity, "
+                + "as online training runs. One run per checkpoint interval; prints a markdown table.")
 public final class FreshnessBenchCommand implements Callable<Integer> {
     private static final int PROBE_FIELD = 4000;
 
@@ -81,15 +85,17 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
 
     private Integer run(Path dir) throws Exception {
         List<String> table = new ArrayList<>();
-        table.add("| checkpoint interval | probes seen | probes missing | freshness p50 ms | p90 ms | p99 ms | max ms |");
-        table.add("|---|---|---|---|---|---|---|");
+        table.add("| checkpoint interval | probes seen | probes missing | freshness p50 ms | p90 ms | p99 ms | max ms "
+                + "| gradient staleness p50 ms | staleness p99 ms |");
+        table.add("|---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             for (Duration interval : intervals) {
                 Probes probes = run(kafka.bootstrapServers(), dir, interval);
                 long[] ms = probes.freshnessMs();
                 Arrays.sort(ms);
-                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d |", interval.toMillis(), ms.length, probes.missing(),
-                        quantile(ms, 0.5), quantile(ms, 0.9), quantile(ms, 0.99), ms.length == 0 ? -1 : ms[ms.length - 1]));
+                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %.0f | %.0f |", interval.toMillis(), ms.length,
+                        probes.missing(), quantile(ms, 0.5), quantile(ms, 0.9), quantile(ms, 0.99), ms.length == 0 ? -1 : ms[ms.length - 1],
+                        probes.stalenessP50Ms(), probes.stalenessP99Ms()));
             }
         }
         System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s, probes every 250 ms for %d s after %d s warm-up%n",
@@ -98,7 +104,8 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private record Probes(long[] freshnessMs, int missing) {}
+    /** Freshness of each probe seen; the PS's gradient staleness, the median of its per-second p50 and p99 over the measured seconds. */
+    private record Probes(long[] freshnessMs, int missing, double stalenessP50Ms, double stalenessP99Ms) {}
 
     private Probes run(String bootstrap, Path dir, Duration interval) throws Exception {
         String topic = "fresh-" + interval.toMillis();
@@ -165,7 +172,15 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
             training.interrupt();
             training.join(60_000);
         }
-        return new Probes(measured.stream().mapToLong(Long::longValue).toArray(), missing);
+        List<RunTimeline.Point> points = RunTimeline.of(MetricsTopic.readToEnd(bootstrap, TrainingOptions.metricsTopic(conf),
+                Duration.ofSeconds(30)).records()).points().stream().filter(p -> p.second() >= warmup).toList();
+        return new Probes(measured.stream().mapToLong(Long::longValue).toArray(), missing,
+                median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms));
+    }
+
+    private static double median(List<RunTimeline.Point> points, ToDoubleFunction<RunTimeline.Point> series) {
+        double[] v = points.stream().mapToDouble(series).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        return v.length == 0 ? Double.NaN : v[v.length / 2];
     }
 
     private static void collect(KafkaConsumer<byte[], byte[]> consumer, Map<Long, Long> sentAt, List<Long> measured, Duration wait) {
