@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
 public final class BenchCommand implements Callable<Integer> {
     private static final long INGEST_SEED = 5;
 
-    @Option(names = "--examples", defaultValue = "400000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--examples", defaultValue = "1000000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
     int examples;
 
     @Option(names = "--fields", defaultValue = "10", description = "Features per example (default: ${DEFAULT-VALUE}).")
@@ -70,11 +70,16 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Checkpoint interval of the training runs (default: ${DEFAULT-VALUE}).")
     Duration checkpointInterval;
 
-    @Option(names = "--warmup-examples", defaultValue = "300000",
+    @Option(names = "--warmup-examples", defaultValue = "2000000",
             description = "Examples of an fm run at parallelism 1, not measured, before the measured runs, so they meet a JVM "
-                    + "whose JIT has compiled the loop: a training job runs for days, and a cold JVM spends most of a core "
-                    + "compiling in its first minutes. 0 measures cold (default: ${DEFAULT-VALUE}).")
+                    + "whose JIT has compiled the loop: a training job runs for days, and a cold JVM spends half a core "
+                    + "compiling for its first minute or more. 0 measures cold (default: ${DEFAULT-VALUE}).")
     int warmupExamples;
+
+    @Option(names = "--runs", defaultValue = "1",
+            description = "Runs of each model and parallelism, one row each: single runs on a 2-core machine vary by a fifth "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int runs;
 
     @Option(names = "--plots", paramLabel = "DIR",
             description = "Write each run's curves from its metrics topic as SVG files into DIR (<run>-<series>.svg, as `report --svg-dir`).")
@@ -93,8 +98,9 @@ public final class BenchCommand implements Callable<Integer> {
     private Integer run(Path dir) throws Exception {
         PlantedFm truth = new PlantedFm(3, fields, vocabulary, 1.1, 4);
         List<String> table = new ArrayList<>();
-        table.add("| model | parallelism | examples/s end-to-end | in-memory loop examples/s | ratio | staleness p99 ms | rows | checkpoint ms | checkpoint MB | MB per 1M rows |");
-        table.add("|---|---|---|---|---|---|---|---|---|---|");
+        table.add("| model | parallelism | run | examples/s end-to-end | in-memory loop examples/s | ratio | staleness p99 ms | rows "
+                + "| checkpoint ms | checkpoint MB | MB per 1M rows |");
+        table.add("|---|---|---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             if (warmupExamples > 0) {
                 TrainingSummary w = train(kafka, dir, "bench-warmup", "fm", 1, truth, warmupExamples);
@@ -103,19 +109,9 @@ public final class BenchCommand implements Callable<Integer> {
             for (String model : models) {
                 double loop = inMemoryRate(model, truth);
                 for (int p : parallelisms) {
-                    String topic = "bench-" + model + "-" + p;
-                    TrainingSummary s = train(kafka, dir, topic, model, p, truth, examples);
-                    System.err.println(s.line());
-                    if (plots != null) {
-                        RunTimeline run = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
-                                TrainingOptions.metricsTopic(trainingConf(kafka, topic, model)), Duration.ofSeconds(60)).records());
-                        System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, run));
+                    for (int run = 1; run <= runs; run++) {
+                        table.add(measure(kafka, dir, model, p, run, truth, loop));
                     }
-                    long rows = LoadedModel.load(dir.resolve(topic)).rows();
-                    double mb = s.checkpointBytes() / 1e6;
-                    table.add(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.0f | %d | %d | %.1f | %.1f |",
-                            model, p, s.examplesPerSecond(), loop, s.examplesPerSecond() / loop, s.stalenessP99Ms(),
-                            rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6)));
                 }
             }
         }
@@ -124,6 +120,23 @@ public final class BenchCommand implements Callable<Integer> {
                 examples, fields, vocabulary, dim, batchSize, checkpointInterval, warmupExamples);
         table.forEach(System.out::println);
         return 0;
+    }
+
+    /** One run of {@code model} at parallelism {@code p}: its row of the table. */
+    private String measure(LocalKafka kafka, Path dir, String model, int p, int run, PlantedFm truth, double loop) throws Exception {
+        String topic = "bench-" + model + "-" + p + (runs > 1 ? "-r" + run : "");
+        TrainingSummary s = train(kafka, dir, topic, model, p, truth, examples);
+        System.err.println(s.line());
+        if (plots != null) {
+            RunTimeline timeline = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
+                    TrainingOptions.metricsTopic(trainingConf(kafka, topic, model)), Duration.ofSeconds(60)).records());
+            System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, timeline));
+        }
+        long rows = LoadedModel.load(dir.resolve(topic)).rows();
+        double mb = s.checkpointBytes() / 1e6;
+        return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f | %.2f | %.0f | %d | %d | %.1f | %.1f |",
+                model, p, run, s.examplesPerSecond(), loop, s.examplesPerSecond() / loop, s.stalenessP99Ms(),
+                rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
     }
 
     /** Writes {@code count} planted examples to {@code topic} and trains them to the end. */
