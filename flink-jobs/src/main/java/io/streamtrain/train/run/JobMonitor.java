@@ -143,6 +143,15 @@ public final class JobMonitor {
      * id ends with {@code suffix}; NaN when the metric is not reported (yet).
      */
     public double maxOfMetric(String vertexName, String suffix) throws Exception {
+        return aggregateOfMetric(vertexName, suffix, "max");
+    }
+
+    /** As {@link #maxOfMetric}, the sum over the subtasks: for counters. */
+    public double sumOfMetric(String vertexName, String suffix) throws Exception {
+        return aggregateOfMetric(vertexName, suffix, "sum");
+    }
+
+    private double aggregateOfMetric(String vertexName, String suffix, String aggregate) throws Exception {
         for (JsonNode v : get("/jobs/" + job).path("vertices")) {
             if (!v.path("name").asText().contains(vertexName)) {
                 continue;
@@ -151,8 +160,8 @@ public final class JobMonitor {
             for (JsonNode m : get(base)) {
                 String id = m.path("id").asText();
                 if (id.endsWith(suffix)) {
-                    JsonNode value = get(base + "?agg=max&get=" + URLEncoder.encode(id, StandardCharsets.UTF_8));
-                    return value.isArray() && value.size() > 0 ? value.get(0).path("max").asDouble(Double.NaN) : Double.NaN;
+                    JsonNode value = get(base + "?agg=" + aggregate + "&get=" + URLEncoder.encode(id, StandardCharsets.UTF_8));
+                    return value.isArray() && value.size() > 0 ? value.get(0).path(aggregate).asDouble(Double.NaN) : Double.NaN;
                 }
             }
         }

@@ -149,12 +149,14 @@ public final class TrainingRun {
                 JobMonitor.Checkpoints cps = monitor.checkpoints();
                 long restarts = monitor.restarts() + flink.jobManagerRecoveries();
                 double staleness = monitor.maxOfMetric("parameter-server", "gradientStalenessMs_p99");
+                long creditWaitMs = (long) monitor.sumOfMetric("batcher", "creditWaitMs");
+                long creditWaitsRunOut = (long) monitor.sumOfMetric("batcher", "creditWaitsRunOut");
                 flink.cancel();
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
                 return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
-                        window[0], window[1], cps.completed(), restarts, staleness, deadLetters, seconds,
+                        window[0], window[1], cps.completed(), restarts, staleness, deadLetters, creditWaitMs, creditWaitsRunOut, seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
         }

@@ -12,6 +12,8 @@ public record TrainingSummary(
         long restarts,
         double stalenessP99Ms,
         long deadLetters,
+        long creditWaitMs,
+        long creditWaitsRunOut,
         double seconds,
         String latestCheckpoint,
         long checkpointMs,
@@ -20,9 +22,9 @@ public record TrainingSummary(
     public String line() {
         return String.format(Locale.ROOT,
                 "summary: records=%d examples_per_s=%.0f window_auc=%.4f window_logloss=%.4f checkpoints=%d"
-                        + " restarts=%d staleness_p99_ms=%.0f dead_letters=%d seconds=%.1f checkpoint_ms=%d"
+                        + " restarts=%d staleness_p99_ms=%.0f dead_letters=%d credit_wait_ms=%d credit_waits_run_out=%d seconds=%.1f checkpoint_ms=%d"
                         + " checkpoint_bytes=%d checkpoint=%s",
                 records, examplesPerSecond, windowAuc, windowLogloss, checkpoints, restarts, stalenessP99Ms,
-                deadLetters, seconds, checkpointMs, checkpointBytes, latestCheckpoint);
+                deadLetters, creditWaitMs, creditWaitsRunOut, seconds, checkpointMs, checkpointBytes, latestCheckpoint);
     }
 }
