@@ -34,10 +34,15 @@ public final class ScratchDirectory implements AutoCloseable {
     /** Deletes the directory; a failure is logged, not thrown, so that it never hides the run's own outcome. */
     @Override
     public void close() {
+        deleteOrWarn(path);
+    }
+
+    /** {@link #deleteRecursively}, with a failure logged, not thrown. */
+    public static void deleteOrWarn(Path dir) {
         try {
-            deleteRecursively(path);
+            deleteRecursively(dir);
         } catch (IOException e) {
-            LOG.warn("could not delete {}: {}", path, e.toString());
+            LOG.warn("could not delete {}: {}", dir, e.toString());
         }
     }
 

@@ -115,7 +115,7 @@ public final class LocalKafka implements AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             if (temporary) {
-                deleteRecursively(dir);
+                ScratchDirectory.deleteOrWarn(dir);
             }
             throw e;
         }
@@ -148,7 +148,7 @@ public final class LocalKafka implements AutoCloseable {
         long t0 = System.nanoTime();
         shutdownQuietly(server);
         if (deleteOnClose) {
-            deleteRecursively(dataDir);
+            ScratchDirectory.deleteOrWarn(dataDir);
         }
         LOG.info("Kafka on {} stopped in {} ms", bootstrapServers(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
     }
@@ -276,14 +276,6 @@ public final class LocalKafka implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaException("interrupted while waiting for Kafka", e);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        try {
-            ScratchDirectory.deleteRecursively(dir);
-        } catch (IOException e) {
-            LOG.warn("could not delete {}: {}", dir, e.toString());
         }
     }
 }

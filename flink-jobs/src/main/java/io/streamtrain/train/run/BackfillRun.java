@@ -94,9 +94,7 @@ public final class BackfillRun {
                 JobMonitor monitor = flink.monitor();
                 JobMonitor.Checkpoints cps = monitor.checkpoints();
                 long restarts = monitor.restarts();
-                double staleness = monitor.maxOfMetric("parameter-server", "gradientStalenessMs_p99");
-                long creditWaitMs = (long) monitor.sumOfMetric("batcher", "creditWaitMs");
-                long creditWaitsRunOut = (long) monitor.sumOfMetric("batcher", "creditWaitsRunOut");
+                LoopReadings loop = LoopReadings.of(monitor);
                 out.println("backfill: range done, stopping with a savepoint in " + b.outDir().toAbsolutePath());
                 Path savepoint = Path.of(URI.create(monitor.stopWithSavepoint(b.outDir(), SAVEPOINT_TIMEOUT)));
                 while (!flink.status().isGloballyTerminalState()) {
@@ -107,7 +105,7 @@ public final class BackfillRun {
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
-                        staleness, deadLetters, creditWaitMs, creditWaitsRunOut, seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
+                        loop.stalenessP99Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
         }
         // The savepoint is self-contained; the run's checkpoints go once Flink has stopped using them.

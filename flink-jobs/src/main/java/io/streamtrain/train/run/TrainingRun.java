@@ -148,15 +148,13 @@ public final class TrainingRun {
                 JobMonitor monitor = flink.monitor();
                 JobMonitor.Checkpoints cps = monitor.checkpoints();
                 long restarts = monitor.restarts() + flink.jobManagerRecoveries();
-                double staleness = monitor.maxOfMetric("parameter-server", "gradientStalenessMs_p99");
-                long creditWaitMs = (long) monitor.sumOfMetric("batcher", "creditWaitMs");
-                long creditWaitsRunOut = (long) monitor.sumOfMetric("batcher", "creditWaitsRunOut");
+                LoopReadings loop = LoopReadings.of(monitor);
                 flink.cancel();
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
                 return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
-                        window[0], window[1], cps.completed(), restarts, staleness, deadLetters, creditWaitMs, creditWaitsRunOut, seconds,
+                        window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
         }
