@@ -20,6 +20,7 @@ import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.reference.SequentialTrainer;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,6 +82,12 @@ public final class BenchCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int runs;
 
+    @Option(names = "--variant", paramLabel = "NAME:KEY=VALUE[,KEY=VALUE...]",
+            description = "Compare settings inside one JVM: each run of each model and parallelism is trained once per variant, "
+                    + "in turn, with the variant's keys on top of -D (NAME: alone adds none). Separate invocations differ by a "
+                    + "quarter through the JIT alone, so smaller effects show only this way. Repeatable.")
+    List<String> variantSpecs = new ArrayList<>();
+
     @Option(names = "--plots", paramLabel = "DIR",
             description = "Write each run's curves from its metrics topic as SVG files into DIR (<run>-<series>.svg, as `report --svg-dir`).")
     Path plots;
@@ -97,20 +104,26 @@ public final class BenchCommand implements Callable<Integer> {
 
     private Integer run(Path dir) throws Exception {
         PlantedFm truth = new PlantedFm(3, fields, vocabulary, 1.1, 4);
+        List<BenchVariant> variants = BenchVariant.parseAll(variantSpecs);
         List<String> table = new ArrayList<>();
-        table.add("| model | parallelism | run | examples/s end-to-end | in-memory loop examples/s | ratio | staleness p99 ms | rows "
+        table.add("| model | parallelism | run |" + (variantSpecs.isEmpty() ? "" : " variant |")
+                + " examples/s end-to-end | CPU µs per example | in-memory loop examples/s | ratio | staleness p99 ms | rows "
                 + "| checkpoint ms | checkpoint MB | MB per 1M rows |");
-        table.add("|---|---|---|---|---|---|---|---|---|---|---|");
+        table.add("|---|---|---|" + (variantSpecs.isEmpty() ? "" : "---|") + "---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             if (warmupExamples > 0) {
-                TrainingSummary w = train(kafka, dir, "bench-warmup", "fm", 1, truth, warmupExamples);
+                Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), "bench-warmup"), truth, warmupExamples, INGEST_SEED,
+                        System.currentTimeMillis());
+                TrainingSummary w = train(kafka, dir, "bench-warmup", "fm", 1, BenchVariant.NONE);
                 System.err.println("bench: warm-up run, not measured: " + w.line());
             }
             for (String model : models) {
                 double loop = inMemoryRate(model, truth);
                 for (int p : parallelisms) {
                     for (int run = 1; run <= runs; run++) {
-                        table.add(measure(kafka, dir, model, p, run, truth, loop));
+                        for (BenchVariant variant : variants) {
+                            table.add(measure(kafka, dir, model, p, run, variant, truth, loop));
+                        }
                     }
                 }
             }
@@ -122,33 +135,38 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** One run of {@code model} at parallelism {@code p}: its row of the table. */
-    private String measure(LocalKafka kafka, Path dir, String model, int p, int run, PlantedFm truth, double loop) throws Exception {
-        String topic = "bench-" + model + "-" + p + (runs > 1 ? "-r" + run : "");
-        TrainingSummary s = train(kafka, dir, topic, model, p, truth, examples);
+    /** One run of {@code model} at parallelism {@code p} with {@code variant}'s settings: its row of the table. */
+    private String measure(LocalKafka kafka, Path dir, String model, int p, int run, BenchVariant variant, PlantedFm truth,
+                           double loop) throws Exception {
+        String topic = "bench-" + model + "-" + p + variant.topicSuffix() + (runs > 1 ? "-r" + run : "");
+        Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, examples, INGEST_SEED, System.currentTimeMillis());
+        long cpuBefore = processCpuNanos();
+        TrainingSummary s = train(kafka, dir, topic, model, p, variant);
+        double cpuMicrosPerExample = (processCpuNanos() - cpuBefore) / 1e3 / Math.max(1, s.records());
         System.err.println(s.line());
         if (plots != null) {
             RunTimeline timeline = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
-                    TrainingOptions.metricsTopic(trainingConf(kafka, topic, model)), Duration.ofSeconds(60)).records());
+                    TrainingOptions.metricsTopic(trainingConf(kafka, topic, model, variant)), Duration.ofSeconds(60)).records());
             System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, timeline));
         }
         long rows = LoadedModel.load(dir.resolve(topic)).rows();
         double mb = s.checkpointBytes() / 1e6;
-        return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f | %.2f | %.0f | %d | %d | %.1f | %.1f |",
-                model, p, run, s.examplesPerSecond(), loop, s.examplesPerSecond() / loop, s.stalenessP99Ms(),
-                rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
+        return String.format(Locale.ROOT, "| %s | %d | %d |%s %.0f | %.1f | %.0f | %.2f | %.0f | %d | %d | %.1f | %.1f |",
+                model, p, run, variantSpecs.isEmpty() ? "" : " " + variant.name() + " |", s.examplesPerSecond(), cpuMicrosPerExample,
+                loop, s.examplesPerSecond() / loop, s.stalenessP99Ms(), rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
     }
 
-    /** Writes {@code count} planted examples to {@code topic} and trains them to the end. */
-    private TrainingSummary train(LocalKafka kafka, Path dir, String topic, String model, int parallelism, PlantedFm truth,
-                                  int count) throws Exception {
-        Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, count, INGEST_SEED, System.currentTimeMillis());
-        return TrainingRun.run(new TrainingRun.Settings(trainingConf(kafka, topic, model), dir.resolve(topic), parallelism,
+    /** Trains {@code topic}'s examples to the end. */
+    private TrainingSummary train(LocalKafka kafka, Path dir, String topic, String model, int parallelism, BenchVariant variant)
+            throws Exception {
+        return TrainingRun.run(new TrainingRun.Settings(trainingConf(kafka, topic, model, variant), dir.resolve(topic), parallelism,
                 checkpointInterval, Duration.ofSeconds(3), false, System.err));
     }
 
-    private Configuration trainingConf(LocalKafka kafka, String topic, String model) {
-        Configuration conf = Configuration.fromMap(extra);
+    private Configuration trainingConf(LocalKafka kafka, String topic, String model, BenchVariant variant) {
+        Map<String, String> settings = new LinkedHashMap<>(extra);
+        settings.putAll(variant.settings());
+        Configuration conf = Configuration.fromMap(settings);
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
@@ -156,6 +174,11 @@ public final class BenchCommand implements Callable<Integer> {
         conf.set(TrainingOptions.BATCH_SIZE, batchSize);
         conf.set(PsOptions.DIM, dim);
         return conf;
+    }
+
+    /** CPU time of this whole JVM so far (job, broker, JIT and GC alike): what a run costs the machine. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /**

@@ -67,11 +67,13 @@ public final class TrainingOptions {
     public static final ConfigOption<Duration> CREDIT_WAIT =
             ConfigOptions.key("streamtrain.train.credit-wait")
                     .durationType()
-                    .defaultValue(Duration.ofMillis(200))
+                    .defaultValue(Duration.ofMillis(20))
                     .withDescription(
-                            "How long the batcher waits for a credit without any applied notice arriving (10 times"
-                                    + " this in all); when it runs out the bound is lifted until the batcher's next checkpoint"
-                                    + " (a checkpoint's barrier alignment at the PS, which holds up every notice, is the usual cause).");
+                            "How long the batcher waits for a credit without any applied notice arriving (2 s in all);"
+                                    + " when it runs out, that batch goes past the bound, and after max-batches-in-flight such"
+                                    + " batches the bound is lifted until the batcher's next checkpoint. The usual cause is a"
+                                    + " checkpoint's barrier alignment at the PS, which holds up every notice until the batcher"
+                                    + " reaches and forwards its barrier.");
 
     public static final ConfigOption<String> APPLIED_TOPIC =
             ConfigOptions.key("streamtrain.train.applied-topic")

@@ -90,11 +90,11 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient List<EmbeddingRow> writeBackRows;
     private transient RowBatch writeBackBatch;
     /**
-     * A push's changed cold rows (see RowCache), written to RocksDB in one write batch (one JNI
-     * write, not one per row), in the push's key order: pulls, and so pushes, list their keys sorted
-     * (BatchAssembler), and RocksDB inserts sorted keys next to each other.
+     * A push's changed rows when there is no row cache, written to RocksDB in one write batch (one
+     * JNI write, not one per row), in the push's key order: pulls, and so pushes, list their keys
+     * sorted (BatchAssembler), and RocksDB inserts sorted keys next to each other.
      */
-    private transient RowBatch coldRows;
+    private transient RowBatch uncachedChanges;
 
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
@@ -128,7 +128,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         cache = new RowCache(cacheRows, width, slotWidth, this::writeEvicted);
         scratch = new EmbeddingRow(new float[width], new float[slotWidth]);
         writeBackRows = new ArrayList<>();
-        coldRows = new RowBatch();
+        uncachedChanges = new RowBatch();
         writeBackBatch = new RowBatch();
         keyGroups = new KeyGroups(getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         LOG.info("{}: row cache of up to {} rows", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), cacheRows);
@@ -208,15 +208,15 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.count += occ;
             row.updatedAt = now;
             if (!cache.putChanged(key, row)) {
-                coldRows.add(key, row == scratch ? EmbeddingRowSerializer.INSTANCE.copy(row) : row);
+                uncachedChanges.add(key, row == scratch ? EmbeddingRowSerializer.INSTANCE.copy(row) : row);
             }
             if (publishChangedRows) {
                 ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights.clone(), now));
             }
         }
-        if (!coldRows.isEmpty()) {
-            rows.putAll(coldRows);
-            coldRows.clear();
+        if (!uncachedChanges.isEmpty()) {
+            rows.putAll(uncachedChanges);
+            uncachedChanges.clear();
         }
         applied.put(push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();

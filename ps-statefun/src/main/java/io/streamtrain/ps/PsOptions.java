@@ -87,10 +87,10 @@ public final class PsOptions {
                     .defaultValue(0.05)
                     .withDescription(
                             "Heap each PS subtask may fill with its row cache, as a fraction of the JVM's"
-                                    + " maximum heap: rows kept besides RocksDB (write-through, oldest out first),"
-                                    + " so a push finds the row its batch pulled, and a row pulled again soon is"
-                                    + " not read from RocksDB again. The rows it holds follow from the row width"
-                                    + " (about 220 bytes for dim 16 with Adagrad). Counted per PS subtask: a"
+                                    + " maximum heap: rows kept in front of RocksDB (oldest out first; hot rows'"
+                                    + " changes written back once per checkpoint), so a push finds the row its batch"
+                                    + " pulled, and a row pulled again soon is not read from RocksDB again. The rows it holds follow from the row width"
+                                    + " (about 232 bytes for dim 16 with Adagrad). Counted per PS subtask: a"
                                     + " TaskManager running n of them gives n times this. Ignored when"
                                     + " streamtrain.ps.row-cache-rows is set.");
 

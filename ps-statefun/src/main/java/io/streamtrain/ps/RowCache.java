@@ -8,16 +8,15 @@ import java.util.Arrays;
  * a row and every push of the same batch, milliseconds later, reads and writes it again; served
  * from here, neither touches RocksDB.
  *
- * <p>Write-back for hot rows: a row changed in this checkpoint interval or the one before keeps its
- * further changes here, marked changed; RocksDB gets it once, when the PS writes back all changed
- * rows before the next checkpoint barrier (so every checkpoint holds every update before it), or
- * earlier if the row must leave to make room: then the cache hands it to its {@link WriteBack}
- * first. A hot row that dozens of batches update between two checkpoints thus costs one RocksDB
- * write, and the writes it saves are also memtable flushes and compactions saved. A cold row's
- * change is written by the PS at once: deferring it would save nothing (it is most likely the row's
- * only change this interval) and would only lengthen the write-back, which holds up the PS before
- * each barrier. A restore starts with the cache empty. (A new row that a pull drew is not changed:
- * RocksDB having no row means that same deterministic row.)
+ * <p>Write-back: a changed row stays here, marked changed, and RocksDB gets it once, when the PS
+ * writes it back (rows that went quiet, in sorted batches between barriers; all the others before
+ * the next checkpoint barrier, so every checkpoint holds every update before it), or earlier if the
+ * row must leave to make room: then the cache hands it to its {@link WriteBack} first. A hot row
+ * that dozens of batches update between two checkpoints thus costs one RocksDB write, and the
+ * writes it saves are also memtable flushes and compactions saved. A row changed once is written
+ * once either way, but in a sorted batch of its key group RocksDB inserts it for less than alone
+ * (docs/benchmarks.md, 2026-12-06 (day)). A restore starts with the cache empty. (A new row that a
+ * pull drew is not changed: RocksDB having no row means that same deterministic row.)
  *
  * <p>Rows are copied in and out of flat arrays, not kept as objects. A cache of a million row
  * objects that come and go is old-generation garbage, and in a long run G1's concurrent marking
@@ -56,9 +55,6 @@ final class RowCache {
     /** One bit per place: its row changed since it was last written back. */
     private final long[] changed;
     private int changedCount;
-    /** The interval in which each place's row last changed; an interval ends with each write-back. */
-    private final int[][] changedIn;
-    private int interval = 2; // a new place's 0 is then neither this interval nor the last
     private final WriteBack writeBack;
     /** The row of an evicted changed place on its way to {@link #writeBack}. */
     private final EmbeddingRow evicted;
@@ -66,9 +62,13 @@ final class RowCache {
     private int used;
     private int oldest;
 
-    private long[] tableKeys;
-    /** Place of the key in the same slot, plus one; 0 for an empty slot. */
-    private int[] tablePlaces;
+    /**
+     * Slot i is {@code table[2i]}, the key, and {@code table[2i + 1]}, its place plus one (0: an
+     * empty slot): side by side, so a probe reads one cache line, not one in each of two arrays.
+     * (Two arrays cost a sixth of the PS thread in a profile, nearly all of it memory stalls.)
+     */
+    private long[] table;
+    private int slots;
     private int shift;
     private int size;
 
@@ -89,7 +89,6 @@ final class RowCache {
         meta = new long[chunks][];
         placeKeys = new long[chunks][];
         changed = new long[(capacity + 63) >>> 6];
-        changedIn = new int[chunks][];
         this.writeBack = writeBack;
         evicted = new EmbeddingRow(new float[weightWidth], new float[slotWidth]);
         allocateTable(Math.min(INITIAL_SLOTS, tableSlotsFor(capacity)));
@@ -97,18 +96,18 @@ final class RowCache {
 
     /**
      * How many rows of {@code weightWidth} weights and {@code slotWidth} optimizer slots fit in
-     * {@code budgetBytes} of heap: their floats, three longs, the place's key and interval and, at
-     * worst, four table slots of 12 bytes.
+     * {@code budgetBytes} of heap: their floats, three longs, the place's key and, at
+     * worst, four table slots of 16 bytes.
      */
     static int capacityFor(long budgetBytes, int weightWidth, int slotWidth) {
-        long perRow = 4L * (weightWidth + slotWidth) + 8L * META + 8 + 4 + 4 * 12;
+        long perRow = 4L * (weightWidth + slotWidth) + 8L * META + 8 + 4 * 16;
         return (int) Math.min(1 << 29, Math.max(0, budgetBytes) / perRow);
     }
 
     /** The place of {@code key}'s row, or -1 if the cache does not hold it. */
     int find(long key) {
         int i = slotOf(key);
-        return i == NONE ? NONE : tablePlaces[i] - 1;
+        return i == NONE ? NONE : placeAt(i);
     }
 
     /** Copies the row at {@code place} into {@code into}, whose arrays have this cache's widths; returns it. */
@@ -148,27 +147,19 @@ final class RowCache {
     }
 
     /**
-     * Stores a copy of {@code row}, just changed, as {@code key}'s. Returns true if the cache keeps
-     * the change for the next write-back (the row also changed in this interval or the last), false
-     * if the caller must write the row to RocksDB now (a cold row, or a cache of no rows).
+     * Stores a copy of {@code row}, just changed, as {@code key}'s, marked changed until it is written
+     * back. Returns false if the cache holds no rows: then the caller must write the row to RocksDB now.
      */
     boolean putChanged(long key, EmbeddingRow row) throws Exception {
         int place = store(key, row);
         if (place == NONE) {
             return false;
         }
-        if (isChanged(place)) {
-            return true;
-        }
-        int[] in = changedIn[place >>> CHUNK_BITS];
-        int at = place & (CHUNK_ROWS - 1);
-        boolean hot = in[at] >= interval - 1;
-        in[at] = interval;
-        if (hot) {
+        if (!isChanged(place)) {
             changed[place >>> 6] |= 1L << place;
             changedCount++;
         }
-        return hot;
+        return true;
     }
 
     /** How many cached rows changed since they were last written back. */
@@ -194,16 +185,15 @@ final class RowCache {
         return n == keys.length ? keys : Arrays.copyOf(keys, n);
     }
 
-    /** Marks the row at {@code place} as written back; it stays cached, and stays hot. */
+    /** Marks the row at {@code place} as written back; it stays cached. */
     void written(int place) {
         unmarkChanged(place);
     }
 
-    /** Marks every changed row as written back, and starts a new interval. */
+    /** Marks every changed row as written back. */
     void writtenBack() {
         Arrays.fill(changed, 0);
         changedCount = 0;
-        interval++;
     }
 
     /** Its place, or {@link #NONE} when the cache holds no rows. */
@@ -227,7 +217,7 @@ final class RowCache {
     void remove(long key) {
         int i = slotOf(key);
         if (i != NONE) {
-            unmarkChanged(tablePlaces[i] - 1);
+            unmarkChanged(placeAt(i));
             removeSlot(i);
         }
     }
@@ -246,16 +236,16 @@ final class RowCache {
     private void removeSlot(int i) {
         // Backward-shift deletion: move later entries of the probe run into the gap, so that
         // every remaining key is still found from its home slot without tombstones.
-        for (int j = next(i); tablePlaces[j] != 0; j = next(j)) {
-            int home = slot(tableKeys[j]);
+        for (int j = next(i); table[2 * j + 1] != 0; j = next(j)) {
+            int home = slot(table[2 * j]);
             boolean stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
             if (!stays) {
-                tableKeys[i] = tableKeys[j];
-                tablePlaces[i] = tablePlaces[j];
+                table[2 * i] = table[2 * j];
+                table[2 * i + 1] = table[2 * j + 1];
                 i = j;
             }
         }
-        tablePlaces[i] = 0;
+        table[2 * i + 1] = 0;
         size--;
     }
 
@@ -272,7 +262,6 @@ final class RowCache {
                 values[chunk] = new float[CHUNK_ROWS * rowFloats];
                 meta[chunk] = new long[CHUNK_ROWS * META];
                 placeKeys[chunk] = new long[CHUNK_ROWS];
-                changedIn[chunk] = new int[CHUNK_ROWS];
             }
         } else {
             place = oldest;
@@ -283,14 +272,13 @@ final class RowCache {
                 unmarkChanged(place);
             }
             int previous = slotOf(previousKey);
-            if (previous != NONE && tablePlaces[previous] - 1 == place) { // else removed, or cached again in a newer place
+            if (previous != NONE && placeAt(previous) == place) { // else removed, or cached again in a newer place
                 removeSlot(previous);
             }
         }
         placeKeys[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)] = key;
-        changedIn[place >>> CHUNK_BITS][place & (CHUNK_ROWS - 1)] = 0;
-        if (2 * (size + 1) > tablePlaces.length) {
-            allocateTable(2 * tablePlaces.length); // never past tableSlotsFor(capacity): size <= capacity
+        if (2 * (size + 1) > slots) {
+            allocateTable(2 * slots); // never past tableSlotsFor(capacity): size <= capacity
         }
         insert(key, place);
         return place;
@@ -310,26 +298,25 @@ final class RowCache {
 
     private void insert(long key, int place) {
         int i = slot(key);
-        while (tablePlaces[i] != 0) {
+        while (table[2 * i + 1] != 0) {
             i = next(i);
         }
-        tableKeys[i] = key;
-        tablePlaces[i] = place + 1;
+        table[2 * i] = key;
+        table[2 * i + 1] = place + 1;
         size++;
     }
 
     /** A table of {@code slots} slots (a power of two) holding the current keys. */
     private void allocateTable(int slots) {
-        long[] oldKeys = tableKeys;
-        int[] oldPlaces = tablePlaces;
-        tableKeys = new long[slots];
-        tablePlaces = new int[slots];
+        long[] old = table;
+        table = new long[2 * slots];
+        this.slots = slots;
         shift = 64 - Integer.numberOfTrailingZeros(slots);
         size = 0;
-        if (oldPlaces != null) {
-            for (int i = 0; i < oldPlaces.length; i++) {
-                if (oldPlaces[i] != 0) {
-                    insert(oldKeys[i], oldPlaces[i] - 1);
+        if (old != null) {
+            for (int i = 0; i < old.length; i += 2) {
+                if (old[i + 1] != 0) {
+                    insert(old[i], (int) old[i + 1] - 1);
                 }
             }
         }
@@ -341,12 +328,16 @@ final class RowCache {
     }
 
     private int slotOf(long key) {
-        for (int i = slot(key); tablePlaces[i] != 0; i = next(i)) {
-            if (tableKeys[i] == key) {
+        for (int i = slot(key); table[2 * i + 1] != 0; i = next(i)) {
+            if (table[2 * i] == key) {
                 return i;
             }
         }
         return NONE;
+    }
+
+    private int placeAt(int slot) {
+        return (int) table[2 * slot + 1] - 1;
     }
 
     /** Fibonacci hashing: the top bits of key × 2^64/φ, well spread even for (field, small id) keys. */
@@ -355,6 +346,6 @@ final class RowCache {
     }
 
     private int next(int i) {
-        return (i + 1) & (tablePlaces.length - 1);
+        return (i + 1) & (slots - 1);
     }
 }

@@ -28,11 +28,12 @@ import org.slf4j.LoggerFactory;
  * "Staleness").
  *
  * <p>Only pacing depends on it, never the model. A wait goes on while notices keep arriving (the
- * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then the bound is
- * suspended until the batcher's next snapshot, because the likely cause is a checkpoint: the PS,
- * aligning barriers, holds its push input until the batcher forwards its barrier, which it cannot
- * do while it waits. (A fixed cap on each wait ran out whenever the PS needed longer than it per
- * batch, and the suspended bound then let thousands of pushes queue: docs/benchmarks.md.)
+ * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then one batch goes
+ * past the bound, and after {@code maxInFlight} of them the bound is suspended until the batcher's
+ * next snapshot, because the likely cause is a checkpoint: the PS, aligning barriers, holds its
+ * push input until the batcher forwards its barrier, which it cannot do while it waits (see
+ * {@link #awaitCredit}). (A fixed cap on each wait ran out whenever the PS needed longer than it
+ * per batch, and the suspended bound then let thousands of pushes queue: docs/benchmarks.md.)
  */
 public final class BatchCredits implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
@@ -40,8 +41,8 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
     /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
     private static final int REMEMBERED_FACTOR = 16;
-    /** A wait ends after this many times {@code maxWaitMs} even while notices of other batches arrive. */
-    private static final int HARD_CAP_FACTOR = 10;
+    /** A wait ends after this long even while notices of other batches arrive (ours were lost). */
+    private static final long HARD_CAP_MS = 2000;
 
     private final String bootstrapServers;
     private final String topic;
@@ -51,6 +52,8 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private transient KafkaConsumer<byte[], byte[]> consumer;
     /** (source partition, batch sequence) → pushes not yet announced, oldest first. */
     private transient LinkedHashMap<BatchId, int[]> inFlight;
+    /** Batches let past the bound since the last snapshot, one per wait that ran out. */
+    private transient int overdraft;
     private transient boolean suspended;
     private transient Counter waitedMs;
     private transient Counter waitsRunOut;
@@ -105,29 +108,34 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     }
 
     /**
-     * Returns once fewer than {@code maxInFlight} batches are in flight, or the wait ran out: no
-     * notice at all for {@code maxWaitMs} (the PS is held up, the likely cause being a checkpoint's
-     * alignment), or {@link #HARD_CAP_FACTOR} times that in all (notices of this batcher's batches
-     * were lost).
+     * Returns once fewer than {@code maxInFlight} batches (plus the overdraft) are in flight, or the
+     * wait ran out: no notice at all for {@code maxWaitMs}, or none of ours for {@link #HARD_CAP_MS}.
+     * A wait that runs out lets this one batch past the bound; after {@code maxInFlight} such batches
+     * the bound is lifted until the next snapshot. The likely cause is a checkpoint: the PS, aligning
+     * its barriers, holds up every push, and so every notice, until this batcher forwards its barrier,
+     * which it reaches only by handling the records before it. Batch by batch, a short wait gets it
+     * there, and a pause that was no checkpoint lets at most twice the bound into flight.
      */
     public void awaitCredit() {
         // Notices are read only when the credits are used up: a poll per batch cost a quarter of
         // the batcher thread in a profile, and a credit that is not short needs no news.
-        if (consumer == null || suspended || inFlight.size() < maxInFlight) {
+        if (consumer == null || suspended || inFlight.size() < maxInFlight + overdraft) {
             return;
         }
         drain(Duration.ZERO);
-        if (inFlight.size() < maxInFlight) {
+        if (inFlight.size() < maxInFlight + overdraft) {
             return;
         }
         long start = System.currentTimeMillis();
         long lastNotice = start;
-        while (consumer != null && inFlight.size() >= maxInFlight) {
+        while (consumer != null && inFlight.size() >= maxInFlight + overdraft) {
             long now = System.currentTimeMillis();
-            long left = Math.min(lastNotice + maxWaitMs, start + HARD_CAP_FACTOR * maxWaitMs) - now;
+            long left = Math.min(lastNotice + maxWaitMs, start + HARD_CAP_MS) - now;
             if (left <= 0) {
-                suspended = true;
                 waitsRunOut.inc();
+                if (++overdraft >= maxInFlight) {
+                    suspended = true;
+                }
                 break;
             }
             if (drain(Duration.ofMillis(left)) > 0) {
@@ -139,6 +147,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
 
     /** The batcher's barrier has passed: a wait can no longer hold up a checkpoint's alignment. */
     public void resume() {
+        overdraft = 0;
         suspended = false;
     }
 

@@ -24,13 +24,13 @@ class BatchCreditsIT {
     @Test
     void aWaitGoesOnWhileThePsAnnouncesOtherBatchesAndEndsWhenOursIsApplied() throws Exception {
         String topic = topic();
-        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 1000);
+        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 500);
                 KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
             credits.open(metrics());
             credits.sent(0, 0, 2);
-            // The PS is busy with another batcher's batches for 3 s (three times the wait), then applies ours.
+            // The PS is busy with another batcher's batches for 1.5 s (three times the wait), then applies ours.
             CompletableFuture<Void> announcing = CompletableFuture.runAsync(() -> {
-                for (int i = 0; i < 30; i++) {
+                for (int i = 0; i < 15; i++) {
                     announce(ps, topic, new PushApplied(7, i, 1));
                     sleep(100);
                 }
@@ -40,7 +40,7 @@ class BatchCreditsIT {
             announcing.get(30, TimeUnit.SECONDS);
             assertEquals(0, counters.get("creditWaitsRunOut").getCount(), "the wait did not run out while notices arrived");
             assertEquals(0, credits.inFlight(), "it ended because our batch was announced");
-            assertTrue(counters.get("creditWaitMs").getCount() >= 2500, "it waited for the notice: " + counters.get("creditWaitMs").getCount() + " ms");
+            assertTrue(counters.get("creditWaitMs").getCount() >= 1200, "it waited for the notice: " + counters.get("creditWaitMs").getCount() + " ms");
         }
     }
 
@@ -62,6 +62,34 @@ class BatchCreditsIT {
             credits.resume(); // the batcher's snapshot
             credits.awaitCredit();
             assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
+        }
+    }
+
+    @Test
+    void eachWaitThatRunsOutLetsOneBatchPastTheBoundUntilTheBoundIsDoubled() throws Exception {
+        String topic = topic();
+        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 2, 100)) {
+            credits.open(metrics());
+            credits.sent(0, 0, 1);
+            credits.sent(0, 1, 1);
+            credits.awaitCredit();
+            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "two in flight, no notice: the wait ran out");
+            credits.awaitCredit();
+            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "one batch may go past the bound: no wait for it");
+
+            credits.sent(0, 2, 1);
+            credits.awaitCredit();
+            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "the next batch past the bound waits again");
+
+            credits.sent(0, 3, 1);
+            long before = counters.get("creditWaitMs").getCount();
+            credits.awaitCredit();
+            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "twice the bound in flight: the bound is lifted");
+            assertEquals(before, counters.get("creditWaitMs").getCount());
+
+            credits.resume(); // the batcher's snapshot
+            credits.awaitCredit();
+            assertEquals(3, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
         }
     }
 
