@@ -24,6 +24,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,7 +122,13 @@ public final class BenchCommand implements Callable<Integer> {
                 double loop = inMemoryRate(model, truth);
                 for (int p : parallelisms) {
                     for (int run = 1; run <= runs; run++) {
-                        for (BenchVariant variant : variants) {
+                        // Every other run in reverse order (A B, B A, ...): a JVM keeps getting faster
+                        // for minutes, and a fixed order would credit that to the later variants.
+                        List<BenchVariant> order = new ArrayList<>(variants);
+                        if (run % 2 == 0) {
+                            Collections.reverse(order);
+                        }
+                        for (BenchVariant variant : order) {
                             table.add(measure(kafka, dir, model, p, run, variant, truth, loop));
                         }
                     }

@@ -153,7 +153,8 @@ public final class TrainingJob {
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),
-                        RowCacheSize.from(conf))))
+                        RowCacheSize.from(conf),
+                        conf.get(PsOptions.QUIET_WRITE_BACK))))
                 .uid(PsState.PS_UID);
 
         SingleOutputStreamOperator<Push> gradients = batches

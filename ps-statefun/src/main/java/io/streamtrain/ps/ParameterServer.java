@@ -47,13 +47,6 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private static final long REPORT_EVERY_MS = 1000;
     /** The window over which applied notices are coalesced, one per batch (AppliedNotices). */
     private static final long NOTICE_FLUSH_MS = 2;
-    /**
-     * How often, and after how long without a change, changed rows are written back between
-     * barriers: a row that went quiet is unlikely to change again before the barrier, and writing it
-     * now in a small batch keeps it out of the barrier's write-back, during which pushes wait.
-     */
-    private static final long SWEEP_EVERY_MS = 100;
-    private static final long QUIET_MS = 200;
 
     /** Staleness quantiles, about once a second while pushes arrive (for the metrics topic). */
     public static final OutputTag<StalenessReport> REPORTS = new OutputTag<>("ps-reports") {};
@@ -70,6 +63,12 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private final Duration rowTtl;
     private final boolean publishChangedRows;
     private final RowCacheSize rowCacheSize;
+    /**
+     * After how long without a change a changed row is written back between barriers (looked for
+     * every half of it): a row that went quiet is unlikely to change again before the barrier, and
+     * writing it now in a small batch keeps it out of the barrier's write-back, during which pushes wait.
+     */
+    private final long quietMs;
 
     private transient Optimizer optimizer;
     private transient MapState<Long, EmbeddingRow> rows;
@@ -99,15 +98,17 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
      * @param rowCacheSize rows kept on the heap in front of RocksDB ({@link RowCache})
+     * @param quietWriteBack changed rows not changed again for this long are written back before the barrier
      */
     public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl,
-                           boolean publishChangedRows, RowCacheSize rowCacheSize) {
+                           boolean publishChangedRows, RowCacheSize rowCacheSize, Duration quietWriteBack) {
         this.optimizerConfig = optimizerConfig;
         this.initializer = initializer;
         this.minFrequency = Math.max(1, minFrequency);
         this.rowTtl = rowTtl;
         this.publishChangedRows = publishChangedRows;
         this.rowCacheSize = rowCacheSize;
+        this.quietMs = Math.max(1, quietWriteBack.toMillis());
     }
 
     /** Set by {@link ParameterServerOperator} before {@link #open}: lets write-backs switch to each row's key group. */
@@ -225,9 +226,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             lastReportAt = now;
             ctx.output(REPORTS, report(now));
         }
-        if (now - lastSweepAt >= SWEEP_EVERY_MS) {
+        if (now - lastSweepAt >= quietMs / 2) {
             lastSweepAt = now;
-            long[] quiet = cache.changedKeys(now - QUIET_MS);
+            long[] quiet = cache.changedKeys(now - quietMs);
             if (quiet.length > 0) {
                 writeBack(quiet);
             }

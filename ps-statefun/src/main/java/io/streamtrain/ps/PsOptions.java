@@ -87,7 +87,7 @@ public final class PsOptions {
                     .defaultValue(0.05)
                     .withDescription(
                             "Heap each PS subtask may fill with its row cache, as a fraction of the JVM's"
-                                    + " maximum heap: rows kept in front of RocksDB (oldest out first; hot rows'"
+                                    + " maximum heap: rows kept in front of RocksDB (oldest out first; a row's"
                                     + " changes written back once per checkpoint), so a push finds the row its batch"
                                     + " pulled, and a row pulled again soon is not read from RocksDB again. The rows it holds follow from the row width"
                                     + " (about 232 bytes for dim 16 with Adagrad). Counted per PS subtask: a"
@@ -103,4 +103,14 @@ public final class PsOptions {
                                     + " streamtrain.ps.row-cache-heap-fraction. It should at least hold the rows of"
                                     + " the batches in flight (batchers x max-batches-in-flight x distinct features"
                                     + " per batch); 0 turns the cache off.");
+
+    public static final ConfigOption<Duration> QUIET_WRITE_BACK =
+            ConfigOptions.key("streamtrain.ps.quiet-write-back")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(200))
+                    .withDescription(
+                            "A changed row in the row cache that has not changed again for this long is written to"
+                                    + " RocksDB before the next checkpoint's barrier, in sorted batches looked for every half"
+                                    + " of it; every other changed row is written in the barrier's write-back, during which"
+                                    + " pushes wait. Shorter: a shorter write-back, more writes of rows that change again.");
 }
