@@ -79,13 +79,13 @@ public final class BenchCommand implements Callable<Integer> {
     int warmupExamples;
 
     @Option(names = "--runs", defaultValue = "1",
-            description = "Runs of each model and parallelism, one row each: single runs on a 2-core machine vary by a fifth "
+            description = "Runs of each model and parallelism, one row each: single runs on a 2-core machine vary by a quarter "
                     + "(default: ${DEFAULT-VALUE}).")
     int runs;
 
     @Option(names = "--variant", paramLabel = "NAME:KEY=VALUE[,KEY=VALUE...]",
             description = "Compare settings inside one JVM: each run of each model and parallelism is trained once per variant, "
-                    + "in turn, with the variant's keys on top of -D (NAME: alone adds none). Separate invocations differ by a "
+                    + "in turn (the order reversed every other run), with the variant's keys on top of -D (NAME: alone adds none). Separate invocations differ by a "
                     + "quarter through the JIT alone, so smaller effects show only this way. Repeatable.")
     List<String> variantSpecs = new ArrayList<>();
 

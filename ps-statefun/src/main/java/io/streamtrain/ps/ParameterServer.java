@@ -8,7 +8,6 @@ import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.EmbeddingRow;
-import io.streamtrain.ps.row.EmbeddingRowSerializer;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.FeatureKey;
 import java.time.Duration;
@@ -209,7 +208,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             row.count += occ;
             row.updatedAt = now;
             if (!cache.putChanged(key, row)) {
-                uncachedChanges.add(key, row == scratch ? EmbeddingRowSerializer.INSTANCE.copy(row) : row);
+                uncachedChanges.add(key, row); // never the scratch copy: only a cache of no rows refuses a change
             }
             if (publishChangedRows) {
                 ctx.output(ROWS_CHANGED, new RowChanged(key, row.weights.clone(), now));
