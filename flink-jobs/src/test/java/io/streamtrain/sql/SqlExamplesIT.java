@@ -16,6 +16,7 @@ import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.synthetic.Auc;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.run.LocalFlink;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -76,7 +77,7 @@ class SqlExamplesIT {
             List<JobClient> training = new SqlSession(new Configuration(), flink.restAddress(), log)
                     .run(SqlScript.statements(Files.readString(SCRIPTS.resolve("train-ctr.sql")), defines));
             assertEquals(1, training.size());
-            SqlRuns.awaitTrained(kafka, "ctr_model", TRAIN, Duration.ofSeconds(120));
+            SqlRuns.awaitTrained(kafka, new JobMonitor(flink.restAddress(), training.get(0).getJobID()), "ctr_model", TRAIN, Duration.ofSeconds(120));
             training.get(0).cancel().get();
 
             BundleWriter.write(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints),

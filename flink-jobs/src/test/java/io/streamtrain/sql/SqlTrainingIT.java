@@ -92,7 +92,7 @@ class SqlTrainingIT {
             List<JobClient> jobs = session.run(SqlScript.statements(script, defines));
             assertEquals(1, jobs.size(), log.toString());
             JobMonitor monitor = new JobMonitor(flink.restAddress(), jobs.get(0).getJobID());
-            SqlRuns.awaitTrained(kafka, model, GOOD, Duration.ofSeconds(90));
+            SqlRuns.awaitTrained(kafka, monitor, model, GOOD, Duration.ofSeconds(90));
             // The restart counter is a metric fetched every 10 s; the exception history is not.
             String failure = monitor.rootException();
             assertTrue(failure != null && failure.contains("InjectedFailure"), "the injected failure hit the job: " + failure);

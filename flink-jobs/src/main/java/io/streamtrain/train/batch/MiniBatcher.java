@@ -89,6 +89,12 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient Map<String, Counter> deadLettersByReason;
     private transient MetricGroup metricGroup;
     private transient long lastReportAt;
+    /**
+     * Records taken from the source that no emitted batch holds yet (open, sealed or held behind a
+     * seal): a gauge, so that whoever waits for a run to have trained everything it read can tell
+     * (committed source offsets already count them).
+     */
+    private transient volatile long recordsAwaitingBatch;
 
     public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
                        String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits) {
@@ -133,6 +139,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         recordsCounter = group.counter("recordsIn");
         duplicateCounter = group.counter("duplicateRecordsDropped");
         beyondRangeCounter = group.counter("recordsBeyondRange");
+        group.gauge("recordsAwaitingBatch", () -> recordsAwaitingBatch);
         deadLettersByReason = new HashMap<>();
         metricGroup = group;
         lag.open(group);
@@ -170,6 +177,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         }
         if (batch.meta.sealed) {
             held.add(verdict.record());
+            recordsAwaitingBatch++;
             return;
         }
         append(batch, verdict.record(), ctx, out);
@@ -184,6 +192,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + maxWaitMs);
         }
         batch.records.add(r);
+        recordsAwaitingBatch++;
         batch.dirty = true;
         batch.lastArrival = ctx.timerService().currentProcessingTime();
         if (batch.records.size() >= batchSize) {
@@ -233,6 +242,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             waiting.add(r);
         }
         held.clear();
+        recordsAwaitingBatch -= waiting.size(); // counted again as they join the open batch
         for (BatchRecord r : waiting) {
             append(batch, r, ctx, out);
         }
@@ -241,6 +251,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private void cut(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws Exception {
         List<BatchRecord> records = batch.records;
         batch.records = emptyBatch();
+        recordsAwaitingBatch -= records.size();
         batch.dirty = true;
         BatchAssembler.Assembled assembled =
                 BatchAssembler.assemble(keyGroups, batch.meta.partition, batch.meta.nextSeq, records);
@@ -281,10 +292,21 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
                 }
                 batch.records.add(r);
             }
+            recordsAwaitingBatch += batch.records.size() + count(held.get());
             batch.lastArrival = System.currentTimeMillis();
             open.put(key, batch);
         }
         return batch;
+    }
+
+    private static long count(Iterable<BatchRecord> records) {
+        long n = 0;
+        if (records != null) {
+            for (BatchRecord ignored : records) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Room for a whole batch, unless the batch size is set very large. */

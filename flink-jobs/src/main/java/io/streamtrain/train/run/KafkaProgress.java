@@ -137,8 +137,18 @@ public final class KafkaProgress implements AutoCloseable {
      * also count transaction markers.
      */
     public static long countCommittedRecords(String bootstrap, String topic, Map<TopicPartition, Long> from) {
-        try (KafkaConsumer<byte[], byte[]> consumer = readCommittedConsumer(bootstrap)) {
-            return countCommitted(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, "read_committed")) {
+            return countRecords(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
+        }
+    }
+
+    /**
+     * Counts every record between {@code from} and the current end, committed or not (as a
+     * read_uncommitted reader, such as the PS's feedback source, sees them), but no transaction markers.
+     */
+    public static long countWrittenRecords(String bootstrap, Map<TopicPartition, Long> from) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, "read_uncommitted")) {
+            return countRecords(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
         }
     }
 
@@ -148,13 +158,13 @@ public final class KafkaProgress implements AutoCloseable {
      */
     public long countCommittedRecords(Map<TopicPartition, Long> from, Map<TopicPartition, Long> to, long limit) {
         if (consumer == null) {
-            consumer = readCommittedConsumer(bootstrap);
+            consumer = consumer(bootstrap, "read_committed");
         }
-        return countCommitted(consumer, from, to, limit);
+        return countRecords(consumer, from, to, limit);
     }
 
     /** Reads each partition from its {@code from} to its {@code to}; gives up after 30 s with what it counted. */
-    private static long countCommitted(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> from,
+    private static long countRecords(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> from,
                                        Map<TopicPartition, Long> to, long limit) {
         Map<TopicPartition, Long> ranges = new HashMap<>();
         from.forEach((tp, o) -> {
@@ -177,12 +187,12 @@ public final class KafkaProgress implements AutoCloseable {
         return count;
     }
 
-    private static KafkaConsumer<byte[], byte[]> readCommittedConsumer(String bootstrap) {
+    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, String isolationLevel) {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
         p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         return new KafkaConsumer<>(p);
     }

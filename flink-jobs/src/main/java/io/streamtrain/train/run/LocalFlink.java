@@ -3,11 +3,13 @@ package io.streamtrain.train.run;
 import io.streamtrain.train.TrainingJob;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
@@ -29,6 +31,11 @@ public final class LocalFlink implements TrainingCluster {
         c.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         c.set(RestOptions.ADDRESS, "127.0.0.1");
         c.set(RestOptions.BIND_PORT, "0");
+        if (!c.contains(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL)) {
+            // The REST API serves job metrics from a cache, refreshed every 10 s by default; the
+            // end-of-input check reads the batchers' recordsAwaitingBatch through it (ProgressWatch).
+            c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
+        }
         cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(c)
                 .setNumTaskManagers(1)

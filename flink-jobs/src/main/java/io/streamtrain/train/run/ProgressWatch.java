@@ -12,8 +12,10 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Tracks committed progress. The run is quiet while nothing moves: no new records, both
- * consumer groups caught up, and no new pushes. Committed offsets only move when a checkpoint
- * completes, so caught-up means trained and applied in a durable checkpoint.
+ * consumer groups caught up, no new pushes, and no batcher holding records that no batch took
+ * yet (a partition's last, partial batch waits for its idle seal and a checkpoint, while the
+ * source offsets that cover its records are already committed). Committed offsets only move when
+ * a checkpoint completes, so caught-up means trained and applied in a durable checkpoint.
  */
 final class ProgressWatch {
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
@@ -70,6 +72,9 @@ final class ProgressWatch {
                 throw new IllegalStateException(what + " job ended " + status, flink.failureCause());
             }
             poll();
+            if (recordsAwaitingBatch(flink) > 0) {
+                lastChange = System.nanoTime();
+            }
             long now = System.nanoTime();
             if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
                 lastProgress = now;
@@ -79,6 +84,19 @@ final class ProgressWatch {
                 return;
             }
             Thread.sleep(POLL_MS);
+        }
+    }
+
+    /**
+     * The batchers' records not in an emitted batch yet, from the job's metrics; 0 when the metric
+     * cannot be read (not reported yet, or the REST API is away): then quiet rests on offsets alone.
+     */
+    private static double recordsAwaitingBatch(TrainingCluster flink) {
+        try {
+            double n = flink.monitor().sumOfMetric("batcher", "recordsAwaitingBatch");
+            return Double.isNaN(n) ? 0 : n;
+        } catch (Exception e) {
+            return 0;
         }
     }
 
