@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
@@ -73,9 +74,9 @@ public final class BenchCommand implements Callable<Integer> {
     Duration checkpointInterval;
 
     @Option(names = "--warmup-examples", defaultValue = "2000000",
-            description = "Examples of an fm run at parallelism 1, not measured, before the measured runs, so they meet a JVM "
-                    + "whose JIT has compiled the loop: a training job runs for days, and a cold JVM spends half a core "
-                    + "compiling for its first minute or more. 0 measures cold (default: ${DEFAULT-VALUE}).")
+            description = "Examples of an fm run at each measured parallelism, not measured, before the measured runs, so they "
+                    + "meet a JVM whose JIT has compiled the loop: a training job runs for days, and a cold JVM spends half a "
+                    + "core compiling for its first minutes. 0 measures cold (default: ${DEFAULT-VALUE}).")
     int warmupExamples;
 
     @Option(names = "--runs", defaultValue = "1",
@@ -112,11 +113,17 @@ public final class BenchCommand implements Callable<Integer> {
                 + "| checkpoint ms | checkpoint MB | MB per 1M rows |");
         table.add("|---|---|---|" + (variantSpecs.isEmpty() ? "" : "---|") + "---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
-            if (warmupExamples > 0) {
-                Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), "bench-warmup"), truth, warmupExamples, INGEST_SEED,
+            // One warm-up per parallelism: after a p=1 warm-up alone, p=2 runs kept getting faster
+            // from run to run (the JIT was still compiling a fifth of the CPU a minute into a cold run).
+            for (int p : new LinkedHashSet<>(parallelisms)) {
+                if (warmupExamples == 0) {
+                    break;
+                }
+                String topic = "bench-warmup-p" + p;
+                Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, warmupExamples, INGEST_SEED,
                         System.currentTimeMillis());
-                TrainingSummary w = train(kafka, dir, "bench-warmup", "fm", 1, BenchVariant.NONE);
-                System.err.println("bench: warm-up run, not measured: " + w.line());
+                TrainingSummary w = train(kafka, dir, topic, "fm", p, BenchVariant.NONE);
+                System.err.println("bench: warm-up run at parallelism " + p + ", not measured: " + w.line());
             }
             for (String model : models) {
                 double loop = inMemoryRate(model, truth);
@@ -136,7 +143,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d, checkpoints every %s, "
-                        + "after a warm-up run of %d examples%n",
+                        + "after a warm-up run of %d examples at each parallelism%n",
                 examples, fields, vocabulary, dim, batchSize, checkpointInterval, warmupExamples);
         table.forEach(System.out::println);
         return 0;
