@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,7 +71,8 @@ public final class BenchCommand implements Callable<Integer> {
     int batchSize;
 
     @Option(names = "--checkpoint-interval", defaultValue = "1s", converter = DurationConverter.class,
-            description = "Checkpoint interval of the training runs (default: ${DEFAULT-VALUE}).")
+            description = "Checkpoint interval of the training runs; execution.checkpointing.interval given with -D or a "
+                    + "--variant takes its place (default: ${DEFAULT-VALUE}).")
     Duration checkpointInterval;
 
     @Option(names = "--warmup-examples", defaultValue = "2000000",
@@ -170,11 +172,16 @@ public final class BenchCommand implements Callable<Integer> {
                 loop, s.examplesPerSecond() / loop, s.stalenessP99Ms(), rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
     }
 
-    /** Trains {@code topic}'s examples to the end. */
+    /**
+     * Trains {@code topic}'s examples to the end, checkpointing every {@code --checkpoint-interval}
+     * unless {@code -D} or the variant sets {@code execution.checkpointing.interval}.
+     */
     private TrainingSummary train(LocalKafka kafka, Path dir, String topic, String model, int parallelism, BenchVariant variant)
             throws Exception {
-        return TrainingRun.run(new TrainingRun.Settings(trainingConf(kafka, topic, model, variant), dir.resolve(topic), parallelism,
-                checkpointInterval, Duration.ofSeconds(3), false, System.err));
+        Configuration conf = trainingConf(kafka, topic, model, variant);
+        Duration interval = conf.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).orElse(checkpointInterval);
+        return TrainingRun.run(new TrainingRun.Settings(conf, dir.resolve(topic), parallelism,
+                interval, Duration.ofSeconds(3), false, System.err));
     }
 
     private Configuration trainingConf(LocalKafka kafka, String topic, String model, BenchVariant variant) {
