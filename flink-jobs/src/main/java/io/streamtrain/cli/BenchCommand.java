@@ -117,15 +117,14 @@ public final class BenchCommand implements Callable<Integer> {
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             // One warm-up per parallelism: after a p=1 warm-up alone, p=2 runs kept getting faster
             // from run to run (the JIT was still compiling a fifth of the CPU a minute into a cold run).
-            for (int p : new LinkedHashSet<>(parallelisms)) {
-                if (warmupExamples == 0) {
-                    break;
+            if (warmupExamples > 0) {
+                for (int p : new LinkedHashSet<>(parallelisms)) {
+                    String topic = "bench-warmup-p" + p;
+                    Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, warmupExamples, INGEST_SEED,
+                            System.currentTimeMillis());
+                    TrainingSummary w = train(kafka, dir, topic, "fm", p, BenchVariant.NONE);
+                    System.err.println("bench: warm-up run at parallelism " + p + ", not measured: " + w.line());
                 }
-                String topic = "bench-warmup-p" + p;
-                Ingestor.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, warmupExamples, INGEST_SEED,
-                        System.currentTimeMillis());
-                TrainingSummary w = train(kafka, dir, topic, "fm", p, BenchVariant.NONE);
-                System.err.println("bench: warm-up run at parallelism " + p + ", not measured: " + w.line());
             }
             for (String model : models) {
                 double loop = inMemoryRate(model, truth);

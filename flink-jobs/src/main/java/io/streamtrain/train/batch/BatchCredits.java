@@ -52,9 +52,8 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private transient KafkaConsumer<byte[], byte[]> consumer;
     /** (source partition, batch sequence) → pushes not yet announced, oldest first. */
     private transient LinkedHashMap<BatchId, int[]> inFlight;
-    /** Batches let past the bound since the last snapshot, one per wait that ran out. */
+    /** Batches let past the bound since the last snapshot, one per wait that ran out; at maxInFlight the bound is lifted. */
     private transient int overdraft;
-    private transient boolean suspended;
     private transient Counter waitedMs;
     private transient Counter waitsRunOut;
 
@@ -119,7 +118,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     public void awaitCredit() {
         // Notices are read only when the credits are used up: a poll per batch cost a quarter of
         // the batcher thread in a profile, and a credit that is not short needs no news.
-        if (consumer == null || suspended || inFlight.size() < maxInFlight + overdraft) {
+        if (consumer == null || overdraft >= maxInFlight || inFlight.size() < maxInFlight + overdraft) {
             return;
         }
         drain(Duration.ZERO);
@@ -133,9 +132,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             long left = Math.min(lastNotice + maxWaitMs, start + HARD_CAP_MS) - now;
             if (left <= 0) {
                 waitsRunOut.inc();
-                if (++overdraft >= maxInFlight) {
-                    suspended = true;
-                }
+                overdraft++;
                 break;
             }
             if (drain(Duration.ofMillis(left)) > 0) {
@@ -148,7 +145,6 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     /** The batcher's barrier has passed: a wait can no longer hold up a checkpoint's alignment. */
     public void resume() {
         overdraft = 0;
-        suspended = false;
     }
 
     /** Reads the notices that arrived within {@code timeout}; returns how many. */

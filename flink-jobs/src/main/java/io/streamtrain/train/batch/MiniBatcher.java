@@ -92,9 +92,10 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     /**
      * Records taken from the source that no emitted batch holds yet (open, sealed or held behind a
      * seal): a gauge, so that whoever waits for a run to have trained everything it read can tell
-     * (committed source offsets already count them).
+     * (committed source offsets already count them). A plain field, like Flink's own counters: it
+     * changes with every record, and a gauge may read it a little late.
      */
-    private transient volatile long recordsAwaitingBatch;
+    private transient long recordsAwaitingBatch;
 
     public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
                        String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits) {

@@ -53,15 +53,7 @@ class BatchCreditsIT {
             credits.awaitCredit();
             assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "no notice came: the wait ran out");
 
-            credits.sent(0, 1, 1);
-            long before = counters.get("creditWaitMs").getCount();
-            credits.awaitCredit();
-            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "the bound is lifted: no second wait");
-            assertEquals(before, counters.get("creditWaitMs").getCount());
-
-            credits.resume(); // the batcher's snapshot
-            credits.awaitCredit();
-            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
+            assertBoundLiftedUntilTheSnapshot(credits, 1, 1);
         }
     }
 
@@ -81,16 +73,24 @@ class BatchCreditsIT {
             credits.awaitCredit();
             assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "the next batch past the bound waits again");
 
-            credits.sent(0, 3, 1);
-            long before = counters.get("creditWaitMs").getCount();
-            credits.awaitCredit();
-            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "twice the bound in flight: the bound is lifted");
-            assertEquals(before, counters.get("creditWaitMs").getCount());
-
-            credits.resume(); // the batcher's snapshot
-            credits.awaitCredit();
-            assertEquals(3, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
+            assertBoundLiftedUntilTheSnapshot(credits, 3, 2); // twice the bound in flight
         }
+    }
+
+    /**
+     * Sends batch {@code seq} and checks that it goes without a wait (the bound is lifted, the
+     * run-outs stay at {@code runOuts}), and that after the batcher's snapshot the next wait runs out again.
+     */
+    private void assertBoundLiftedUntilTheSnapshot(BatchCredits credits, long seq, long runOuts) {
+        credits.sent(0, seq, 1);
+        long before = counters.get("creditWaitMs").getCount();
+        credits.awaitCredit();
+        assertEquals(runOuts, counters.get("creditWaitsRunOut").getCount(), "the bound is lifted: no further wait");
+        assertEquals(before, counters.get("creditWaitMs").getCount());
+
+        credits.resume(); // the batcher's snapshot
+        credits.awaitCredit();
+        assertEquals(runOuts + 1, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
     }
 
     private String topic() {
