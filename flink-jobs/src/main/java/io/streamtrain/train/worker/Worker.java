@@ -93,6 +93,11 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     /** Trains every complete batch that is next in its partition's sequence. */
     private void drain(Context ctx, Collector<Push> out) throws Exception {
         TreeMap<Long, BatchAssembly> queue = waiting.get(ctx.getCurrentKey());
+        // Most rows arrive for a batch that still misses others: the state is read only once the
+        // first waiting batch is complete (a RocksDB get per pull answer was 7% of the worker thread).
+        if (!queue.firstEntry().getValue().complete()) {
+            return;
+        }
         Long stored = nextSeqState.value();
         long next = stored == null ? 0 : stored;
         boolean advanced = false;

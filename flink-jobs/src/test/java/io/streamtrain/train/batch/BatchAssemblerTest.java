@@ -7,15 +7,31 @@ import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.schema.FeatureKey;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 class BatchAssemblerTest {
     @Test
-    void distinctKeysComeSortedWithTheBiasRowOnce() {
-        long[] keys = {9, 3, 9, FeatureKey.BIAS, 3, 1};
-        TreeSet<Long> expected = new TreeSet<>(List.of(9L, 3L, 1L, FeatureKey.BIAS));
+    void distinctKeysComeOnceInTheOrderFirstSeenAfterTheBiasRow() {
+        long[] keys = {9, 3, 9, FeatureKey.BIAS, 3, 1, 0, -7, 0};
+        assertArrayEquals(new long[] {FeatureKey.BIAS, 9, 3, 1, 0, -7}, BatchAssembler.distinctWithBias(keys));
+    }
+
+    @Test
+    void distinctKeysOfALargeBatchMatchASet() {
+        Random random = new Random(7);
+        long[] keys = new long[10_000];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = random.nextInt(3_000) * 0x100000001L; // many repeats; keys that share low bits
+        }
+        LinkedHashSet<Long> expected = new LinkedHashSet<>(List.of(FeatureKey.BIAS));
+        for (long k : keys) {
+            expected.add(k);
+        }
         assertArrayEquals(expected.stream().mapToLong(Long::longValue).toArray(), BatchAssembler.distinctWithBias(keys));
     }
 
@@ -40,6 +56,9 @@ class BatchAssemblerTest {
         assertEquals(assembled.pulls().size(), assembled.batch().pulls);
         TreeSet<Long> pulled = new TreeSet<>();
         for (PullRequest pull : assembled.pulls()) {
+            long[] sorted = pull.keys.clone();
+            Arrays.sort(sorted);
+            assertArrayEquals(sorted, pull.keys, "a pull's keys come sorted");
             for (long k : pull.keys) {
                 assertEquals(pull.keyGroup, keyGroups.bucketOf(k));
                 assertEquals(true, pulled.add(k), "key " + k + " pulled twice");
