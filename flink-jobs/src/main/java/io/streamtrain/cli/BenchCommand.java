@@ -67,7 +67,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--models", defaultValue = "lr,fm", split = ",", description = "Models to run (default: ${DEFAULT-VALUE}).")
     List<String> models;
 
-    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--batch-size", defaultValue = "1024",
+            description = "Examples per mini-batch; streamtrain.train.batch-size given with -D or a --variant takes its place "
+                    + "(default: ${DEFAULT-VALUE}).")
     int batchSize;
 
     @Option(names = "--checkpoint-interval", defaultValue = "1s", converter = DurationConverter.class,
@@ -191,7 +193,9 @@ public final class BenchCommand implements Callable<Integer> {
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, model);
-        conf.set(TrainingOptions.BATCH_SIZE, batchSize);
+        if (!settings.containsKey(TrainingOptions.BATCH_SIZE.key())) { // a variant or -D may compare batch sizes
+            conf.set(TrainingOptions.BATCH_SIZE, batchSize);
+        }
         conf.set(PsOptions.DIM, dim);
         return conf;
     }

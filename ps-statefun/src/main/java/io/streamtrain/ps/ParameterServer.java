@@ -36,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control
  * (coalesced per batch over a 2 ms window by {@link AppliedNotices}).
  *
- * <p>Changed rows stay in the {@link RowCache} and reach RocksDB before each checkpoint barrier
- * ({@link #writeBackChangedRows}), which needs the operator's key context to write each row under
- * its own key group: run it through {@link ParameterServerOperator}.
+ * <p>Changed rows stay in the {@link RowCache}, and the last batch applied per partition in
+ * {@link AppliedBatches}; both reach RocksDB before each checkpoint barrier
+ * ({@link #writeBackChangedRows}), which needs the operator's key context to write each under its
+ * own key group: run it through {@link ParameterServerOperator}.
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
@@ -75,6 +76,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient int slotWidth;
     private transient MapState<Long, Integer> pending;
     private transient MapState<Integer, Long> applied;
+    private transient AppliedBatches lastApplied;
     private transient PsMetrics metrics;
     private transient long lastReportAt;
     private transient long lastSweepAt;
@@ -134,6 +136,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         LOG.info("{}: row cache of up to {} rows", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), cacheRows);
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
+        lastApplied = new AppliedBatches();
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
         notices = new AppliedNotices();
     }
@@ -166,8 +169,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     @Override
     public void processElement2(Push push, Context ctx, Collector<PulledRows> out) throws Exception {
-        Long last = applied.get(push.sourcePartition);
-        if (last != null && push.batchSeq <= last) {
+        if (lastApplied.applied(push.keyGroup, push.sourcePartition, push.batchSeq, applied::get)) {
             metrics.duplicatePushes.inc();
             announce(push, ctx);
             return;
@@ -218,7 +220,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             rows.putAll(uncachedChanges);
             uncachedChanges.clear();
         }
-        applied.put(push.sourcePartition, push.batchSeq);
+        lastApplied.advance(push.keyGroup, push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
         metrics.staleness.update(now - push.pulledAt);
         if (now - lastReportAt >= REPORT_EVERY_MS) {
@@ -236,10 +238,12 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     }
 
     /**
-     * Writes every changed row of the cache to RocksDB and starts the cache's next interval.
-     * Called before each checkpoint barrier and at the end of input.
+     * Writes every changed row of the cache, and the last batch applied per key group and source
+     * partition, to RocksDB, and starts the cache's next interval. Called before each checkpoint
+     * barrier and at the end of input.
      */
     void writeBackChangedRows() throws Exception {
+        lastApplied.writeBack((group, partition, seq) -> inKeyGroup(group, () -> applied.put(partition, seq)));
         if (cache.changedCount() > 0) {
             long start = System.nanoTime();
             writeBack(cache.changedKeys(Long.MAX_VALUE));
