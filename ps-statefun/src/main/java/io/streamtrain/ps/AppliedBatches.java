@@ -41,12 +41,18 @@ final class AppliedBatches {
     }
 
     private final Map<Long, Last> entries = new HashMap<>();
+    private final Stored stored;
+
+    /** @param stored reads a pair's sequence from state, under the current key group */
+    AppliedBatches(Stored stored) {
+        this.stored = stored;
+    }
 
     /**
      * Whether {@code batchSeq} of {@code sourcePartition} was applied in {@code group} already. The
-     * current key must be {@code group}'s: a pair seen for the first time is read from {@code stored}.
+     * current key must be {@code group}'s: a pair seen for the first time is read from state.
      */
-    boolean applied(int group, int sourcePartition, long batchSeq, Stored stored) throws Exception {
+    boolean applied(int group, int sourcePartition, long batchSeq) throws Exception {
         Last last = entries.get(pair(group, sourcePartition));
         if (last == null) {
             Long seq = stored.read(sourcePartition);

@@ -136,7 +136,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         LOG.info("{}: row cache of up to {} rows", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), cacheRows);
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
-        lastApplied = new AppliedBatches();
+        lastApplied = new AppliedBatches(applied::get);
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
         notices = new AppliedNotices();
     }
@@ -169,7 +169,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     @Override
     public void processElement2(Push push, Context ctx, Collector<PulledRows> out) throws Exception {
-        if (lastApplied.applied(push.keyGroup, push.sourcePartition, push.batchSeq, applied::get)) {
+        if (lastApplied.applied(push.keyGroup, push.sourcePartition, push.batchSeq)) {
             metrics.duplicatePushes.inc();
             announce(push, ctx);
             return;
