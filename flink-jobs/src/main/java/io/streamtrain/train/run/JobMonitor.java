@@ -200,10 +200,20 @@ public final class JobMonitor {
         return HTTP.send(req, HttpResponse.BodyHandlers.ofString());
     }
 
+    /**
+     * Answers to retry, like a refused connection: 503 from a JobManager that is starting or
+     * electing its leader, and a 500 whose cause is the JobManager's execution-graph cache losing
+     * its fetch (cancelled or timed out) while the job is being rescaled or restarted.
+     */
+    static boolean isTransient(int code, String body) {
+        return code == 503 || code == 504
+                || code == 500 && (body.contains("java.util.concurrent.CancellationException")
+                        || body.contains("java.util.concurrent.TimeoutException"));
+    }
+
     private static JsonNode parse(String path, HttpResponse<String> resp) throws Exception {
-        if (resp.statusCode() == 503) {
-            // A JobManager that is starting or electing its leader: transient, like a refused connection.
-            throw new IOException("the JobManager is not serving yet: GET " + path + " -> 503: " + resp.body());
+        if (isTransient(resp.statusCode(), resp.body())) {
+            throw new IOException("the JobManager cannot answer now: GET " + path + " -> " + resp.statusCode() + ": " + resp.body());
         }
         if (resp.statusCode() != 200) {
             throw new IllegalStateException("GET " + path + " -> " + resp.statusCode() + ": " + resp.body());
