@@ -223,6 +223,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         lastApplied.advance(push.keyGroup, push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
         metrics.staleness.update(now - push.pulledAt);
+        metrics.runStaleness.update(now - push.pulledAt);
         if (now - lastReportAt >= REPORT_EVERY_MS) {
             lastReportAt = now;
             ctx.output(REPORTS, report(now));
@@ -447,6 +448,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         final Counter rowCacheMisses;
         final Counter rowsWrittenBack;
         final Histogram staleness;
+        final Histogram runStaleness;
         final Histogram writeBackMs;
 
         PsMetrics(MetricGroup group) {
@@ -460,6 +462,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             rowCacheMisses = group.counter("rowCacheMisses");
             rowsWrittenBack = group.counter("rowsWrittenBack");
             staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
+            runStaleness = group.histogram("gradientStalenessRunMs", new RunHistogram());
             writeBackMs = group.histogram("writeBackMs", new DescriptiveStatisticsHistogram(256));
         }
     }
