@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -224,9 +225,13 @@ public final class TrainingRun {
         int parallelism = -1;
         try {
             JobMonitor monitor = flink.monitor();
-            checkpoints = monitor.checkpoints().completed();
-            restarts = monitor.restarts() + flink.jobManagerRecoveries();
-            parallelism = monitor.parallelism();
+            // Not while the JobManager initializes the job: asking then for its checkpoint statistics
+            // makes Flink log an ERROR with a stack trace.
+            if (monitor.state().filter(s -> s != JobStatus.INITIALIZING).isPresent()) {
+                checkpoints = monitor.checkpoints().completed();
+                restarts = monitor.restarts() + flink.jobManagerRecoveries();
+                parallelism = monitor.parallelism();
+            }
         } catch (Exception e) {
             // REST not ready yet; show -1
         }
