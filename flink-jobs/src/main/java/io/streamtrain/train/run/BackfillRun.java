@@ -105,7 +105,7 @@ public final class BackfillRun {
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
-                        loop.stalenessP99Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
+                        loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
         }
         // The savepoint is self-contained; the run's checkpoints go once Flink has stopped using them.

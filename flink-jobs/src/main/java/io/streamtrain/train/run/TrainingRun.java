@@ -155,7 +155,7 @@ public final class TrainingRun {
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
                 return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
-                        window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
+                        window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
         }

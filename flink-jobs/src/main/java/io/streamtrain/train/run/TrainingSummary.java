@@ -11,6 +11,7 @@ public record TrainingSummary(
         long checkpoints,
         long restarts,
         double stalenessP99Ms,
+        double stalenessP50Ms,
         long deadLetters,
         long creditWaitMs,
         long creditWaitsRunOut,
@@ -22,9 +23,9 @@ public record TrainingSummary(
     public String line() {
         return String.format(Locale.ROOT,
                 "summary: records=%d examples_per_s=%.0f window_auc=%.4f window_logloss=%.4f checkpoints=%d"
-                        + " restarts=%d staleness_p99_ms=%.0f dead_letters=%d credit_wait_ms=%d credit_waits_run_out=%d seconds=%.1f checkpoint_ms=%d"
+                        + " restarts=%d staleness_p99_ms=%.0f staleness_p50_ms=%.0f dead_letters=%d credit_wait_ms=%d credit_waits_run_out=%d seconds=%.1f checkpoint_ms=%d"
                         + " checkpoint_bytes=%d checkpoint=%s",
-                records, examplesPerSecond, windowAuc, windowLogloss, checkpoints, restarts, stalenessP99Ms,
+                records, examplesPerSecond, windowAuc, windowLogloss, checkpoints, restarts, stalenessP99Ms, stalenessP50Ms,
                 deadLetters, creditWaitMs, creditWaitsRunOut, seconds, checkpointMs, checkpointBytes, latestCheckpoint);
     }
 }
