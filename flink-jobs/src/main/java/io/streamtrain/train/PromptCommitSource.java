@@ -31,6 +31,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * After each completed checkpoint this reader "resumes" its splits, which are not paused: a no-op
  * for the consumer, but Flink's way to wake a fetch in progress, so the queued commit runs at once.
  *
+ * <p>A known cost: the wake-up sets the Kafka consumer's wake-up flag, and when it lands just after
+ * a poll returned, the next blocking call raises it. That is usually the next poll, which the
+ * source handles; but a commit that has to look for the group coordinator first (right after the
+ * broker started, or after the coordinator moved) raises it from the source's commit, which fails
+ * the task: the job restarts from its latest checkpoint, exactly-once intact (seen once in CI, in
+ * {@code SqlTrainingIT}).
+ *
  * <p>Splits, serializers and enumerator are the Kafka source's own, so its state and uid stay
  * compatible with jobs that used {@link KafkaSource} directly.
  */
