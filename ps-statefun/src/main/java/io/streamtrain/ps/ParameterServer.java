@@ -222,8 +222,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         }
         lastApplied.advance(push.keyGroup, push.sourcePartition, push.batchSeq);
         metrics.pushesApplied.inc();
-        metrics.staleness.update(now - push.pulledAt);
-        metrics.runStaleness.update(now - push.pulledAt);
+        metrics.stale(now - push.pulledAt);
         if (now - lastReportAt >= REPORT_EVERY_MS) {
             lastReportAt = now;
             ctx.output(REPORTS, report(now));
@@ -464,6 +463,12 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
             runStaleness = group.histogram("gradientStalenessRunMs", new RunHistogram());
             writeBackMs = group.histogram("writeBackMs", new DescriptiveStatisticsHistogram(256));
+        }
+
+        /** One push's staleness, into the recent window and the whole run's histogram alike. */
+        void stale(long ms) {
+            staleness.update(ms);
+            runStaleness.update(ms);
         }
     }
 }
