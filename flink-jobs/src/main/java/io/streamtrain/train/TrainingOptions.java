@@ -59,7 +59,7 @@ public final class TrainingOptions {
     public static final ConfigOption<Integer> MAX_BATCHES_IN_FLIGHT =
             ConfigOptions.key("streamtrain.train.max-batches-in-flight")
                     .intType()
-                    .defaultValue(4)
+                    .defaultValue(2)
                     .withDescription(
                             "Flow control: batches per batcher subtask that may be pulled but not yet applied by the"
                                     + " PS before the batcher waits. Bounds gradient staleness during a backlog. 0 = off.");
@@ -71,9 +71,9 @@ public final class TrainingOptions {
                     .withDescription(
                             "How long the batcher waits for a credit without any applied notice arriving (2 s in all);"
                                     + " when it runs out, that batch goes past the bound, and after max-batches-in-flight such"
-                                    + " batches the bound is lifted until the batcher's next checkpoint. The usual cause is a"
-                                    + " checkpoint's barrier alignment at the PS, which holds up every notice until the batcher"
-                                    + " reaches and forwards its barrier.");
+                                    + " batches the bound is lifted until the next notice or the batcher's next checkpoint. The"
+                                    + " usual cause is a checkpoint's barrier alignment at the PS, which holds up every notice"
+                                    + " until the batcher reaches and forwards its barrier.");
 
     public static final ConfigOption<String> APPLIED_TOPIC =
             ConfigOptions.key("streamtrain.train.applied-topic")

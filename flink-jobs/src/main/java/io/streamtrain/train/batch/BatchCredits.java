@@ -29,11 +29,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only pacing depends on it, never the model. A wait goes on while notices keep arriving (the
  * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then one batch goes
- * past the bound, and after {@code maxInFlight} of them the bound is suspended until the batcher's
- * next snapshot, because the likely cause is a checkpoint: the PS, aligning barriers, holds its
- * push input until the batcher forwards its barrier, which it cannot do while it waits (see
- * {@link #awaitCredit}). (A fixed cap on each wait ran out whenever the PS needed longer than it
- * per batch, and the suspended bound then let thousands of pushes queue: docs/benchmarks.md.)
+ * past the bound, and after {@code maxInFlight} of them the bound is suspended, because the likely
+ * cause is a checkpoint: the PS, aligning barriers, holds its push input until the batcher forwards
+ * its barrier, which it cannot do while it waits (see {@link #awaitCredit}). The bound holds again
+ * at the batcher's next snapshot or at the next notice, whichever comes first: a notice means the
+ * PS applies pushes, so nothing holds it up. (A fixed cap on each wait ran out whenever the PS
+ * needed longer than it per batch, and the suspended bound then let thousands of pushes queue. And
+ * until the next snapshot alone, the PS's own pauses, its write-backs and snapshots, suspended the
+ * bound for most of every checkpoint interval: docs/benchmarks.md.)
  */
 public final class BatchCredits implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
@@ -52,7 +55,10 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private transient KafkaConsumer<byte[], byte[]> consumer;
     /** (source partition, batch sequence) → pushes not yet announced, oldest first. */
     private transient LinkedHashMap<BatchId, int[]> inFlight;
-    /** Batches let past the bound since the last snapshot, one per wait that ran out; at maxInFlight the bound is lifted. */
+    /**
+     * Batches let past the bound since the last snapshot or notice, one per wait that ran out; at
+     * maxInFlight the bound is lifted.
+     */
     private transient int overdraft;
     private transient Counter waitedMs;
     private transient Counter waitsRunOut;
@@ -110,19 +116,22 @@ public final class BatchCredits implements Serializable, AutoCloseable {
      * Returns once fewer than {@code maxInFlight} batches (plus the overdraft) are in flight, or the
      * wait ran out: no notice at all for {@code maxWaitMs}, or none of ours for {@link #HARD_CAP_MS}.
      * A wait that runs out lets this one batch past the bound; after {@code maxInFlight} such batches
-     * the bound is lifted until the next snapshot. The likely cause is a checkpoint: the PS, aligning
-     * its barriers, holds up every push, and so every notice, until this batcher forwards its barrier,
-     * which it reaches only by handling the records before it. Batch by batch, a short wait gets it
-     * there, and a pause that was no checkpoint lets at most twice the bound into flight.
+     * the bound is lifted. The likely cause is a checkpoint: the PS, aligning its barriers, holds up
+     * every push, and so every notice, until this batcher forwards its barrier, which it reaches only
+     * by handling the records before it. Batch by batch, a short wait gets it there. Any notice ends
+     * the overdraft: the PS is applying pushes again (its own pause, a write-back or snapshot, is
+     * over), and the batches let past must drain below the bound before the next one goes.
      */
     public void awaitCredit() {
         // Notices are read only when the credits are used up: a poll per batch cost a quarter of
         // the batcher thread in a profile, and a credit that is not short needs no news.
-        if (consumer == null || overdraft >= maxInFlight || inFlight.size() < maxInFlight + overdraft) {
+        if (consumer == null || inFlight.size() < maxInFlight + overdraft) {
             return;
         }
-        drain(Duration.ZERO);
-        if (inFlight.size() < maxInFlight + overdraft) {
+        if (drain(Duration.ZERO) > 0) {
+            overdraft = 0;
+        }
+        if (inFlight.size() < maxInFlight + overdraft || overdraft >= maxInFlight) {
             return;
         }
         long start = System.currentTimeMillis();
@@ -137,6 +146,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             }
             if (drain(Duration.ofMillis(left)) > 0) {
                 lastNotice = System.currentTimeMillis();
+                overdraft = 0;
             }
         }
         waitedMs.inc(System.currentTimeMillis() - start);

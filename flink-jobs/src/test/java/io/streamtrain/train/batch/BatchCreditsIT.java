@@ -77,6 +77,32 @@ class BatchCreditsIT {
         }
     }
 
+    @Test
+    void aNoticeAfterTheBoundWasLiftedRestoresIt() throws Exception {
+        String topic = topic();
+        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 100);
+                KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
+            credits.open(metrics());
+            credits.sent(0, 0, 1);
+            credits.awaitCredit();
+            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "no notice came: the wait ran out");
+            credits.sent(0, 1, 1);
+            credits.awaitCredit();
+            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "the bound is lifted: no further wait");
+
+            // The PS applies pushes again (another batcher's), while ours are still in flight: its
+            // pause is over, so the batches let past count against the bound once more.
+            announce(ps, topic, new PushApplied(7, 0, 1));
+            long seq = 2;
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (counters.get("creditWaitsRunOut").getCount() == 1 && System.currentTimeMillis() < deadline) {
+                credits.sent(0, seq++, 1);
+                credits.awaitCredit(); // goes at once while the notice is not yet read
+            }
+            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "once the notice was read, the next batch waited again");
+        }
+    }
+
     /**
      * Sends batch {@code seq} and checks that it goes without a wait (the bound is lifted, the
      * run-outs stay at {@code runOuts}), and that after the batcher's snapshot the next wait runs out again.
