@@ -128,9 +128,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         if (consumer == null || inFlight.size() < maxInFlight + overdraft) {
             return;
         }
-        if (drain(Duration.ZERO) > 0) {
-            overdraft = 0;
-        }
+        drain(Duration.ZERO);
         if (inFlight.size() < maxInFlight + overdraft || overdraft >= maxInFlight) {
             return;
         }
@@ -146,7 +144,6 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             }
             if (drain(Duration.ofMillis(left)) > 0) {
                 lastNotice = System.currentTimeMillis();
-                overdraft = 0;
             }
         }
         waitedMs.inc(System.currentTimeMillis() - start);
@@ -157,7 +154,10 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         overdraft = 0;
     }
 
-    /** Reads the notices that arrived within {@code timeout}; returns how many. */
+    /**
+     * Reads the notices that arrived within {@code timeout}; returns how many. Any notice ends the
+     * overdraft: the PS is applying pushes, so no alignment holds it up.
+     */
     private int drain(Duration timeout) {
         int notices = 0;
         try {
@@ -175,6 +175,9 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             }
         } catch (KafkaException e) {
             disable(e.toString());
+        }
+        if (notices > 0) {
+            overdraft = 0;
         }
         return notices;
     }
