@@ -13,7 +13,10 @@ import io.streamtrain.schema.FeatureKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntPredicate;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.Counter;
@@ -36,10 +39,15 @@ import org.slf4j.LoggerFactory;
  * push handled, applied or dropped, is announced on {@link #APPLIED} for the batcher's flow control
  * (coalesced per batch over a 2 ms window by {@link AppliedNotices}).
  *
- * <p>Changed rows stay in the {@link RowCache}, and the last batch applied per partition in
- * {@link AppliedBatches}; both reach RocksDB before each checkpoint barrier
- * ({@link #writeBackChangedRows}), which needs the operator's key context to write each under its
- * own key group: run it through {@link ParameterServerOperator}.
+ * <p>Changed rows stay in the {@link RowCache} until they go quiet (then they are written to
+ * RocksDB in sorted batches between pushes) or leave it. A checkpoint does not wait for them to
+ * reach RocksDB: it copies the rows still changed into operator state ({@link #changedRowsSnapshot},
+ * {@link ChangedRows}), which a restore writes back ({@link #restoreChangedRows}) and the exporter
+ * reads over the stored rows. Writing them to RocksDB before each barrier had held up every push
+ * for 40-60 ms, and hot rows were written once a second; the copy takes 10-25 ms
+ * (docs/benchmarks.md, 2026-12-07). The last batch applied per partition ({@link AppliedBatches})
+ * reaches RocksDB before each barrier ({@link #writeBackAppliedBatches}). Writing a row under its
+ * own key group needs the operator's key context: run this function in a {@link ParameterServerOperator}.
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
@@ -95,6 +103,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
      * sorted (BatchAssembler), and RocksDB inserts sorted keys next to each other.
      */
     private transient RowBatch uncachedChanges;
+    /** The changed rows of the checkpoint this subtask was restored from, until {@link #open} writes them to RocksDB. */
+    private transient List<byte[]> restoredChangedRows;
+    private transient IntPredicate ownsKeyGroup;
 
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
@@ -117,8 +128,17 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         this.keyContext = keyContext;
     }
 
+    /**
+     * Set by {@link ParameterServerOperator} on a restore, before {@link #open}: every subtask's
+     * changed rows of the checkpoint; {@code open} writes those of the key groups this subtask owns.
+     */
+    void restoreChangedRows(List<byte[]> values, IntPredicate ownsKeyGroup) {
+        this.restoredChangedRows = values;
+        this.ownsKeyGroup = ownsKeyGroup;
+    }
+
     @Override
-    public void open(OpenContext openContext) {
+    public void open(OpenContext openContext) throws Exception {
         if (keyContext == null) {
             throw new IllegalStateException("the parameter server must run in a ParameterServerOperator");
         }
@@ -139,6 +159,31 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         lastApplied = new AppliedBatches(applied::get);
         metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
         notices = new AppliedNotices();
+        metrics.watchChangedRows(cache);
+        if (restoredChangedRows != null) {
+            writeRestoredChangedRows();
+            restoredChangedRows = null;
+        }
+    }
+
+    /** The restored checkpoint's changed rows of this subtask's key groups, written to RocksDB (one write batch per key group). */
+    private void writeRestoredChangedRows() throws Exception {
+        Map<Integer, RowBatch> byGroup = new HashMap<>();
+        long restored = 0;
+        for (byte[] value : restoredChangedRows) {
+            ChangedRows.read(value, (key, row) -> {
+                int group = keyGroups.bucketOf(key);
+                if (ownsKeyGroup.test(group)) {
+                    byGroup.computeIfAbsent(group, g -> new RowBatch()).add(key, row);
+                }
+            });
+        }
+        for (Map.Entry<Integer, RowBatch> e : byGroup.entrySet()) {
+            inKeyGroup(e.getKey(), () -> rows.putAll(e.getValue()));
+            restored += e.getValue().size();
+        }
+        LOG.info("{}: wrote {} changed rows of the restored checkpoint to RocksDB",
+                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), restored);
     }
 
     @Override
@@ -237,17 +282,31 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         announce(push, ctx);
     }
 
-    /**
-     * Writes every changed row of the cache, and the last batch applied per key group and source
-     * partition, to RocksDB, and starts the cache's next interval. Called before each checkpoint
-     * barrier and at the end of input.
-     */
-    void writeBackChangedRows() throws Exception {
+    /** Writes the last batch applied per key group and source partition to RocksDB: before each checkpoint barrier. */
+    void writeBackAppliedBatches() throws Exception {
         lastApplied.writeBack((group, partition, seq) -> inKeyGroup(group, () -> applied.put(partition, seq)));
+    }
+
+    /**
+     * A copy of every row the cache holds changed, newer than its RocksDB row, for the checkpoint's
+     * operator state (taken in the same synchronous step as the RocksDB snapshot, so the two
+     * together are the model at the barrier). The rows stay changed: they are written to RocksDB
+     * when they go quiet or leave the cache, and until then every checkpoint carries them.
+     */
+    byte[] changedRowsSnapshot() throws Exception {
+        long start = System.nanoTime();
+        ChangedRows.Writer writer = new ChangedRows.Writer(cache.changedCount(), initializer.width(), slotWidth);
+        cache.writeChanged(writer);
+        byte[] value = writer.toBytes();
+        metrics.changedRowsSnapshotMs.update((System.nanoTime() - start) / 1_000_000);
+        return value;
+    }
+
+    /** Writes every changed row and the last batches applied to RocksDB: at the end of input. */
+    void writeBackAll() throws Exception {
+        writeBackAppliedBatches();
         if (cache.changedCount() > 0) {
-            long start = System.nanoTime();
             writeBack(cache.changedKeys(Long.MAX_VALUE));
-            metrics.writeBackMs.update((System.nanoTime() - start) / 1_000_000);
         }
         cache.writtenBack();
     }
@@ -448,7 +507,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         final Counter rowsWrittenBack;
         final Histogram staleness;
         final Histogram runStaleness;
-        final Histogram writeBackMs;
+        final Histogram changedRowsSnapshotMs;
+        private final MetricGroup group;
 
         PsMetrics(MetricGroup group) {
             rowsPulled = group.counter("rowsPulled");
@@ -462,7 +522,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             rowsWrittenBack = group.counter("rowsWrittenBack");
             staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
             runStaleness = group.histogram("gradientStalenessRunMs", new RunHistogram());
-            writeBackMs = group.histogram("writeBackMs", new DescriptiveStatisticsHistogram(256));
+            changedRowsSnapshotMs = group.histogram("changedRowsSnapshotMs", new DescriptiveStatisticsHistogram(256));
+            this.group = group;
+        }
+
+        /** Rows the cache holds newer than RocksDB: what the next checkpoint copies into operator state. */
+        void watchChangedRows(RowCache cache) {
+            group.gauge("changedRows", cache::changedCount);
         }
 
         /** One push's staleness, into the recent window and the whole run's histogram alike. */

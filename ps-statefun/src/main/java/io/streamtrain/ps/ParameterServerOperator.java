@@ -3,35 +3,70 @@ package io.streamtrain.ps;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 
 /**
- * Runs the {@link ParameterServer} and writes its changed rows back to RocksDB where Flink lets an
- * operator still change keyed state for a snapshot: before each checkpoint barrier leaves it, and at
- * the end of input. A function alone has neither hook nor a way to write under another key.
+ * Runs the {@link ParameterServer} with the hooks a function alone lacks: a way to write state under
+ * another key than the element's, a write before each checkpoint barrier leaves (the last batches
+ * applied), the row cache's changed rows in operator state at each snapshot (and back into RocksDB
+ * on restore), and a full write-back at the end of input.
  */
 public final class ParameterServerOperator extends KeyedCoProcessOperator<Integer, PullRequest, Push, PulledRows> {
     private static final long serialVersionUID = 1L;
+
+    private transient ListState<byte[]> changedRows;
 
     public ParameterServerOperator(ParameterServer parameterServer) {
         super(parameterServer);
     }
 
+    private ParameterServer parameterServer() {
+        return (ParameterServer) userFunction;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        changedRows = context.getOperatorStateStore().getUnionListState(PsState.changedRows());
+        if (context.isRestored()) {
+            List<byte[]> values = new ArrayList<>();
+            changedRows.get().forEach(values::add);
+            var task = getRuntimeContext().getTaskInfo();
+            KeyGroupRange owned = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                    task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+            parameterServer().restoreChangedRows(values, owned::contains);
+        }
+    }
+
     @Override
     public void open() throws Exception {
-        ((ParameterServer) userFunction).useKeyContext(this);
+        parameterServer().useKeyContext(this);
         super.open();
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        ((ParameterServer) userFunction).writeBackChangedRows();
+        parameterServer().writeBackAppliedBatches();
+    }
+
+    /** Runs just before Flink snapshots the operator state and RocksDB, in the same synchronous step. */
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        changedRows.update(List.of(parameterServer().changedRowsSnapshot()));
     }
 
     @Override
     public void finish() throws Exception {
-        ((ParameterServer) userFunction).writeBackChangedRows();
+        parameterServer().writeBackAll();
         super.finish();
     }
 }

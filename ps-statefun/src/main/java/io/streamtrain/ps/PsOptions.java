@@ -110,7 +110,7 @@ public final class PsOptions {
                     .defaultValue(Duration.ofMillis(200))
                     .withDescription(
                             "A changed row in the row cache that has not changed again for this long is written to"
-                                    + " RocksDB before the next checkpoint's barrier, in sorted batches looked for every half"
-                                    + " of it; every other changed row is written in the barrier's write-back, during which"
-                                    + " pushes wait. Shorter: a shorter write-back, more writes of rows that change again.");
+                                    + " RocksDB, in sorted batches looked for every half of it; until then every checkpoint"
+                                    + " copies it into the parameter server's operator state. Longer: fewer writes of rows"
+                                    + " that change again, larger checkpoint copies (each a pause of the PS).");
 }

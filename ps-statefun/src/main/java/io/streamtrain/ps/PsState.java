@@ -3,14 +3,18 @@ package io.streamtrain.ps;
 import io.streamtrain.ps.row.EmbeddingRow;
 import io.streamtrain.ps.row.EmbeddingRowSerializer;
 import java.time.Duration;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 
 /**
- * The PS's keyed state, shared by the job and by the exporter (State Processor API). Flink key =
- * one PS key group ("bucket"); inside it, one RocksDB entry per row.
+ * The PS's state, shared by the job and by the exporter (State Processor API). Keyed state: Flink
+ * key = one PS key group ("bucket"); inside it, one RocksDB entry per row. Operator state: the rows
+ * changed since they were last written to RocksDB ({@link #changedRows()}), which take the place
+ * of their RocksDB rows.
  */
 public final class PsState {
     /** Operator uid of the parameter server in every training job. */
@@ -44,6 +48,18 @@ public final class PsState {
      */
     public static MapStateDescriptor<Integer, Long> appliedBatches() {
         return new MapStateDescriptor<>("applied-batches", Types.INT, Types.LONG);
+    }
+
+    /** Name of {@link #changedRows()}, for readers of a checkpoint. */
+    public static final String CHANGED_ROWS = "changed-rows";
+
+    /**
+     * Operator (union list) state: each subtask's rows that its row cache held newer than its
+     * RocksDB rows at the checkpoint, one {@link ChangedRows} value per subtask. Union state, so
+     * that after a rescale every subtask sees them all and takes the rows of its own key groups.
+     */
+    public static ListStateDescriptor<byte[]> changedRows() {
+        return new ListStateDescriptor<>(CHANGED_ROWS, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
     }
 
     private static StateTtlConfig ttl(Duration ttl) {

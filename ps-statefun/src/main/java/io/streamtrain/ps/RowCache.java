@@ -9,10 +9,10 @@ import java.util.Arrays;
  * from here, neither touches RocksDB.
  *
  * <p>Write-back: a changed row stays here, marked changed, and RocksDB gets it once, when the PS
- * writes it back (rows that went quiet, in sorted batches between barriers; all the others before
- * the next checkpoint barrier, so every checkpoint holds every update before it), or earlier if the
- * row must leave to make room: then the cache hands it to its {@link WriteBack} first. A hot row
- * that dozens of batches update between two checkpoints thus costs one RocksDB write, and the
+ * writes it back (rows that went quiet, in sorted batches), or earlier if the row must leave to
+ * make room: then the cache hands it to its {@link WriteBack} first. Until then each checkpoint
+ * copies it ({@link #writeChanged}), so every checkpoint holds every update before it. A hot row
+ * that dozens of batches update a second thus costs no RocksDB write while it stays hot, and the
  * writes it saves are also memtable flushes and compactions saved. A row changed once is written
  * once either way, but in a sorted batch of its key group RocksDB inserts it for less than alone
  * (docs/benchmarks.md, 2026-12-06 (day)). A restore starts with the cache empty. (A new row that a
@@ -183,6 +183,20 @@ final class RowCache {
             }
         }
         return n == keys.length ? keys : Arrays.copyOf(keys, n);
+    }
+
+    /** Writes every changed row to {@code writer}, which expects {@link #changedCount()} of them; they stay changed. */
+    void writeChanged(ChangedRows.Writer writer) {
+        for (int word = 0; word < changed.length; word++) {
+            for (long bits = changed[word]; bits != 0; bits &= bits - 1) {
+                int place = (word << 6) | Long.numberOfTrailingZeros(bits);
+                int chunk = place >>> CHUNK_BITS;
+                int row = place & (CHUNK_ROWS - 1);
+                long[] m = meta[chunk];
+                int mi = row * META;
+                writer.add(placeKeys[chunk][row], values[chunk], row * rowFloats, m[mi], m[mi + 1], m[mi + 2]);
+            }
+        }
     }
 
     /** Marks the row at {@code place} as written back; it stays cached. */
