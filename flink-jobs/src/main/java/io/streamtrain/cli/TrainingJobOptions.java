@@ -28,7 +28,7 @@ final class TrainingJobOptions {
     @Option(names = "--dim", defaultValue = "8", description = "Embedding dimension for fm (default: ${DEFAULT-VALUE}).")
     int dim;
 
-    @Option(names = "--optimizer", defaultValue = "adagrad", description = "sgd, adagrad, ftrl or count (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--optimizer", defaultValue = "adagrad", description = "sgd, adagrad, rowwise-adagrad, ftrl or count (default: ${DEFAULT-VALUE}).")
     String optimizer;
 
     @Option(names = "--learning-rate", description = "Step size (default: 0.1).")

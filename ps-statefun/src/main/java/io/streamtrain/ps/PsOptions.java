@@ -13,9 +13,10 @@ public final class PsOptions {
                     .stringType()
                     .defaultValue("adagrad")
                     .withDescription(
-                            "Row optimizer: sgd, adagrad, ftrl (FTRL-Proximal on the linear weight,"
-                                    + " Adagrad on the embedding) or count (adds each occurrence to"
-                                    + " weight 0: the exactly-once oracle).");
+                            "Row optimizer: sgd, adagrad, rowwise-adagrad (one accumulator for the"
+                                    + " embedding, one for the linear weight: rows a third smaller), ftrl"
+                                    + " (FTRL-Proximal on the linear weight, Adagrad on the embedding) or count"
+                                    + " (adds each occurrence to weight 0: the exactly-once oracle).");
 
     public static final ConfigOption<Integer> DIM =
             ConfigOptions.key("streamtrain.ps.dim")

@@ -25,13 +25,15 @@ public record OptimizerConfig(
                 return new Sgd(learningRate, l2);
             case "adagrad":
                 return new Adagrad(learningRate, l2, initialAccumulator);
+            case "rowwise-adagrad":
+                return new RowwiseAdagrad(learningRate, l2, initialAccumulator);
             case "ftrl":
                 return new Ftrl(learningRate, beta, l1, l2, new Adagrad(learningRate, l2, initialAccumulator));
             case "count":
                 return new CountOptimizer();
             default:
                 throw new IllegalArgumentException(
-                        "unknown optimizer '" + name + "': expected one of sgd, adagrad, ftrl, count");
+                        "unknown optimizer '" + name + "': expected one of sgd, adagrad, rowwise-adagrad, ftrl, count");
         }
     }
 }

@@ -13,7 +13,7 @@ class OptimizerTest {
 
     @Test
     void everyOptimizerDescendsAQuadratic() {
-        for (String name : new String[] {"sgd", "adagrad", "ftrl"}) {
+        for (String name : new String[] {"sgd", "adagrad", "rowwise-adagrad", "ftrl"}) {
             Optimizer o = config(name).create();
             float[] w = {3f, -2f, 1f};
             float[] slots = o.initialSlots(3);
@@ -33,6 +33,22 @@ class OptimizerTest {
         float[] w = {1f};
         o.apply(w, o.initialSlots(1), new float[] {2f}, 0, 1);
         assertEquals(1f - 0.1f * 2f, w[0], 1e-7);
+    }
+
+    @Test
+    void rowwiseAdagradSharesOneAccumulatorAcrossTheEmbedding() {
+        Optimizer o = config("rowwise-adagrad").create();
+        float[] w = {0f, 1f, 1f};
+        float[] slots = o.initialSlots(3);
+        assertEquals(2, slots.length, "the linear weight's accumulator and the embedding's");
+        o.apply(w, slots, new float[] {1f, 3f, 1f}, 0, 1);
+        assertEquals(0.1f + 1f, slots[0], 1e-6);
+        assertEquals(0.1f + (9f + 1f) / 2, slots[1], 1e-6, "grows by the mean squared gradient");
+        float step = 0.1f / (float) Math.sqrt(5.1f);
+        assertEquals(1f - step * 3f, w[1], 1e-6);
+        assertEquals(1f - step * 1f, w[2], 1e-6, "the same step size for every coordinate");
+        assertEquals(-0.1f / (float) Math.sqrt(1.1f), w[0], 1e-6);
+        assertEquals(1, o.initialSlots(1).length, "an LR row has only its linear weight");
     }
 
     @Test
@@ -57,6 +73,6 @@ class OptimizerTest {
     @Test
     void unknownOptimizerIsAClearError() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config("adam2").create());
-        assertTrue(e.getMessage().contains("sgd, adagrad, ftrl, count"));
+        assertTrue(e.getMessage().contains("sgd, adagrad, rowwise-adagrad, ftrl, count"));
     }
 }
