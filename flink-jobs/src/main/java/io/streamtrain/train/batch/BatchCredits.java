@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * cause is a checkpoint: the PS, aligning barriers, holds its push input until the batcher forwards
  * its barrier, which it cannot do while it waits (see {@link #awaitCredit}). The bound holds again
  * at the batcher's next snapshot or at the next notice, whichever comes first: a notice means the
- * PS applies pushes, so nothing holds it up. (A fixed cap on each wait ran out whenever the PS
+ * PS applies pushes, so nothing holds it up. From the batcher's snapshot to the next notice a wait
+ * does not run out at all: the PS is then finishing its alignment and taking its own snapshot,
+ * which end by themselves, and batches sent into that pause only queue behind it (more rate and a
+ * lower p99 in three of four pairs: docs/benchmarks.md, 2026-12-07). (A fixed cap on each wait ran out whenever the PS
  * needed longer than it per batch, and the suspended bound then let thousands of pushes queue. And
  * until the next snapshot alone, the PS's own pauses, its write-backs and snapshots, suspended the
  * bound for most of every checkpoint interval: docs/benchmarks.md.)
@@ -60,6 +63,8 @@ public final class BatchCredits implements Serializable, AutoCloseable {
      * maxInFlight the bound is lifted.
      */
     private transient int overdraft;
+    /** The batcher's barrier has passed and no notice came since: the PS's snapshot, which ends by itself. */
+    private transient boolean psSnapshotting;
     private transient Counter waitedMs;
     private transient Counter waitsRunOut;
 
@@ -120,7 +125,9 @@ public final class BatchCredits implements Serializable, AutoCloseable {
      * every push, and so every notice, until this batcher forwards its barrier, which it reaches only
      * by handling the records before it. Batch by batch, a short wait gets it there. Any notice ends
      * the overdraft: the PS is applying pushes again (its own pause, a write-back or snapshot, is
-     * over), and the batches let past must drain below the bound before the next one goes.
+     * over), and the batches let past must drain below the bound before the next one goes. Between
+     * the batcher's snapshot and the next notice a wait ends only with a notice (or after
+     * {@link #HARD_CAP_MS}): that pause is the PS's snapshot, not something the batcher must get past.
      */
     public void awaitCredit() {
         // Notices are read only when the credits are used up: a poll per batch cost a quarter of
@@ -136,7 +143,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         long lastNotice = start;
         while (consumer != null && inFlight.size() >= maxInFlight + overdraft) {
             long now = System.currentTimeMillis();
-            long left = Math.min(lastNotice + maxWaitMs, start + HARD_CAP_MS) - now;
+            long left = (psSnapshotting ? start + HARD_CAP_MS : Math.min(lastNotice + maxWaitMs, start + HARD_CAP_MS)) - now;
             if (left <= 0) {
                 waitsRunOut.inc();
                 overdraft++;
@@ -149,9 +156,13 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         waitedMs.inc(System.currentTimeMillis() - start);
     }
 
-    /** The batcher's barrier has passed: a wait can no longer hold up a checkpoint's alignment. */
+    /**
+     * The batcher's barrier has passed: a wait can no longer hold up this checkpoint's alignment, and
+     * until the next notice the PS is snapshotting.
+     */
     public void resume() {
         overdraft = 0;
+        psSnapshotting = true;
     }
 
     /**
@@ -178,6 +189,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         }
         if (notices > 0) {
             overdraft = 0;
+            psSnapshotting = false;
         }
         return notices;
     }

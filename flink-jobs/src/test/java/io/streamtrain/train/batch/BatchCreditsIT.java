@@ -53,7 +53,7 @@ class BatchCreditsIT {
             credits.awaitCredit();
             assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "no notice came: the wait ran out");
 
-            assertBoundLiftedUntilTheSnapshot(credits, 1, 1);
+            assertBoundLiftedUntilTheSnapshot(credits, topic, 1, 1);
         }
     }
 
@@ -73,7 +73,7 @@ class BatchCreditsIT {
             credits.awaitCredit();
             assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "the next batch past the bound waits again");
 
-            assertBoundLiftedUntilTheSnapshot(credits, 3, 2); // twice the bound in flight
+            assertBoundLiftedUntilTheSnapshot(credits, topic, 3, 2); // twice the bound in flight
         }
     }
 
@@ -103,11 +103,35 @@ class BatchCreditsIT {
         }
     }
 
+    @Test
+    void rightAfterTheSnapshotAWaitLastsUntilThePsAnnouncesAgain() throws Exception {
+        String topic = topic();
+        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 100);
+                KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
+            credits.open(metrics());
+            credits.sent(0, 0, 1);
+            credits.resume(); // the batcher's snapshot: the PS is snapshotting now
+            // The PS is back after 800 ms (eight times the wait) and applies another batcher's push first.
+            CompletableFuture<Void> back = CompletableFuture.runAsync(() -> {
+                sleep(800);
+                announce(ps, topic, new PushApplied(7, 0, 1));
+            });
+            credits.awaitCredit();
+            back.get(30, TimeUnit.SECONDS);
+            long waited = counters.get("creditWaitMs").getCount();
+            assertTrue(waited >= 800, "no run-out during the PS's snapshot: waited " + waited + " ms");
+            assertEquals(1, counters.get("creditWaitsRunOut").getCount(),
+                    "after the notice our batch was still in flight, and the wait ran out as usual");
+            assertTrue(waited < 1900, "it did not wait for the hard cap: " + waited + " ms");
+        }
+    }
+
     /**
      * Sends batch {@code seq} and checks that it goes without a wait (the bound is lifted, the
-     * run-outs stay at {@code runOuts}), and that after the batcher's snapshot the next wait runs out again.
+     * run-outs stay at {@code runOuts}), and that after the batcher's snapshot, once the PS
+     * announces again, the next wait runs out again.
      */
-    private void assertBoundLiftedUntilTheSnapshot(BatchCredits credits, long seq, long runOuts) {
+    private void assertBoundLiftedUntilTheSnapshot(BatchCredits credits, String topic, long seq, long runOuts) {
         credits.sent(0, seq, 1);
         long before = counters.get("creditWaitMs").getCount();
         credits.awaitCredit();
@@ -115,6 +139,9 @@ class BatchCreditsIT {
         assertEquals(before, counters.get("creditWaitMs").getCount());
 
         credits.resume(); // the batcher's snapshot
+        try (KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
+            announce(ps, topic, new PushApplied(7, 0, 1)); // the PS's snapshot is over: another batcher's push applied
+        }
         credits.awaitCredit();
         assertEquals(runOuts + 1, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
     }
