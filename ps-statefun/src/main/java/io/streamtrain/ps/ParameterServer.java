@@ -16,13 +16,14 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntPredicate;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
@@ -105,7 +106,6 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient RowBatch uncachedChanges;
     /** The changed rows of the checkpoint this subtask was restored from, until {@link #open} writes them to RocksDB. */
     private transient List<byte[]> restoredChangedRows;
-    private transient IntPredicate ownsKeyGroup;
 
     /**
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
@@ -132,9 +132,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
      * Set by {@link ParameterServerOperator} on a restore, before {@link #open}: every subtask's
      * changed rows of the checkpoint; {@code open} writes those of the key groups this subtask owns.
      */
-    void restoreChangedRows(List<byte[]> values, IntPredicate ownsKeyGroup) {
+    void restoreChangedRows(List<byte[]> values) {
         this.restoredChangedRows = values;
-        this.ownsKeyGroup = ownsKeyGroup;
     }
 
     @Override
@@ -157,9 +156,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         pending = getRuntimeContext().getMapState(PsState.pending(rowTtl));
         applied = getRuntimeContext().getMapState(PsState.appliedBatches());
         lastApplied = new AppliedBatches(applied::get);
-        metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"));
+        metrics = new PsMetrics(getRuntimeContext().getMetricGroup().addGroup("ps"), cache);
         notices = new AppliedNotices();
-        metrics.watchChangedRows(cache);
         if (restoredChangedRows != null) {
             writeRestoredChangedRows();
             restoredChangedRows = null;
@@ -168,12 +166,15 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     /** The restored checkpoint's changed rows of this subtask's key groups, written to RocksDB (one write batch per key group). */
     private void writeRestoredChangedRows() throws Exception {
+        var task = getRuntimeContext().getTaskInfo();
+        KeyGroupRange owned = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
         Map<Integer, RowBatch> byGroup = new HashMap<>();
         long restored = 0;
         for (byte[] value : restoredChangedRows) {
             ChangedRows.read(value, (key, row) -> {
                 int group = keyGroups.bucketOf(key);
-                if (ownsKeyGroup.test(group)) {
+                if (owned.contains(group)) {
                     byGroup.computeIfAbsent(group, g -> new RowBatch()).add(key, row);
                 }
             });
@@ -508,9 +509,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         final Histogram staleness;
         final Histogram runStaleness;
         final Histogram changedRowsSnapshotMs;
-        private final MetricGroup group;
 
-        PsMetrics(MetricGroup group) {
+        /** @param cache whose changed rows, what the next checkpoint copies into operator state, are a gauge */
+        PsMetrics(MetricGroup group, RowCache cache) {
             rowsPulled = group.counter("rowsPulled");
             pushesApplied = group.counter("pushesApplied");
             duplicatePushes = group.counter("duplicatePushesDropped");
@@ -523,11 +524,6 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
             staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
             runStaleness = group.histogram("gradientStalenessRunMs", new RunHistogram());
             changedRowsSnapshotMs = group.histogram("changedRowsSnapshotMs", new DescriptiveStatisticsHistogram(256));
-            this.group = group;
-        }
-
-        /** Rows the cache holds newer than RocksDB: what the next checkpoint copies into operator state. */
-        void watchChangedRows(RowCache cache) {
             group.gauge("changedRows", cache::changedCount);
         }
 

@@ -6,8 +6,6 @@ import io.streamtrain.ps.message.Push;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
@@ -38,10 +36,7 @@ public final class ParameterServerOperator extends KeyedCoProcessOperator<Intege
         if (context.isRestored()) {
             List<byte[]> values = new ArrayList<>();
             changedRows.get().forEach(values::add);
-            var task = getRuntimeContext().getTaskInfo();
-            KeyGroupRange owned = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                    task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
-            parameterServer().restoreChangedRows(values, owned::contains);
+            parameterServer().restoreChangedRows(values);
         }
     }
 
