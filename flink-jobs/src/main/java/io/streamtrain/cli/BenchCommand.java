@@ -49,7 +49,9 @@ import picocli.CommandLine.Option;
 public final class BenchCommand implements Callable<Integer> {
     private static final long INGEST_SEED = 5;
 
-    @Option(names = "--examples", defaultValue = "1000000", description = "Examples per run (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--examples", defaultValue = "3000000",
+            description = "Examples per run: enough for several checkpoint intervals at full speed, between which the rate is "
+                    + "read (default: ${DEFAULT-VALUE}).")
     int examples;
 
     @Option(names = "--fields", defaultValue = "10", description = "Features per example (default: ${DEFAULT-VALUE}).")
@@ -72,9 +74,11 @@ public final class BenchCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int batchSize;
 
-    @Option(names = "--checkpoint-interval", defaultValue = "1s", converter = DurationConverter.class,
-            description = "Checkpoint interval of the training runs; execution.checkpointing.interval given with -D or a "
-                    + "--variant takes its place (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--checkpoint-interval", defaultValue = "10s", converter = DurationConverter.class,
+            description = "Checkpoint interval of the training runs, as a deployed job checkpoints (k8s/: 10-60 s); "
+                    + "execution.checkpointing.interval given with -D or a --variant takes its place. Pushes that wait through "
+                    + "a PS snapshot are the staleness tail, and their share grows as the interval shrinks: at 1 s the p99 "
+                    + "is theirs (docs/benchmarks.md) (default: ${DEFAULT-VALUE}).")
     Duration checkpointInterval;
 
     @Option(names = "--warmup-examples", defaultValue = "2000000",

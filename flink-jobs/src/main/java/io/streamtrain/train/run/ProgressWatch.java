@@ -35,8 +35,7 @@ final class ProgressWatch {
     private long feedbackLag;
     private long lastChange = System.nanoTime();
     private long lastAdvance = System.nanoTime();
-    private long firstAdvance;
-    private long recordsAtFirstAdvance;
+    private final SteadyRate steadyRate = new SteadyRate();
     private String lastSnapshot = "";
     private Map<TopicPartition, Long> examplesCommitted = Map.of();
     private boolean transactional;
@@ -116,10 +115,7 @@ final class ProgressWatch {
         }
         if (done != records) {
             lastAdvance = System.nanoTime();
-            if (firstAdvance == 0) {
-                firstAdvance = lastAdvance;
-                recordsAtFirstAdvance = done;
-            }
+            steadyRate.advanced(lastAdvance, done, lag);
         }
         records = done;
         examplesCommitted = committed;
@@ -179,14 +175,8 @@ final class ProgressWatch {
         return (lastAdvance - startedAt) / 1e9;
     }
 
-    /**
-     * Examples/s between the first and the last checkpoint that moved the committed offsets:
-     * job start-up excluded. Falls back to the whole run when only one checkpoint advanced.
-     */
+    /** Examples/s while the backlog lasted, start-up and the drained end excluded ({@link SteadyRate}). */
     double steadyRate() {
-        double seconds = (lastAdvance - firstAdvance) / 1e9;
-        return firstAdvance == 0 || seconds < 0.5
-                ? records / Math.max(1e-3, activeSeconds())
-                : (records - recordsAtFirstAdvance) / seconds;
+        return steadyRate.rate(records, activeSeconds());
     }
 }

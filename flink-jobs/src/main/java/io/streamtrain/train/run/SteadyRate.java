@@ -1,0 +1,53 @@
+package io.streamtrain.train.run;
+
+/**
+ * A run's rate from its committed progress, with start-up and the drained end left out. Committed
+ * offsets move only when a checkpoint completes, so the rate is read between two checkpoints: from
+ * the first one that moved the offsets to the last one that still left records to read. Training
+ * ran flat out through every interval that ended with records left; the checkpoint that commits
+ * the last records comes up to an interval after they were trained, and counting up to it read a
+ * 10 s interval's 40 s run a tenth to a quarter slow (docs/benchmarks.md, 2026-12-07 second
+ * session). Falls back to the last checkpoint that moved the offsets, then to the whole run, when
+ * the narrower span is under half a second.
+ */
+final class SteadyRate {
+    private static final double MIN_SECONDS = 0.5;
+
+    private boolean advanced;
+    private long firstAt;
+    private long recordsAtFirst;
+    private long lastAt;
+    private long recordsAtLast;
+    private long lastWithBacklogAt;
+    private long recordsAtLastWithBacklog;
+
+    /** The committed records moved to {@code records} at {@code nanos}, leaving {@code lag} records to read. */
+    void advanced(long nanos, long records, long lag) {
+        if (!advanced) {
+            advanced = true;
+            firstAt = nanos;
+            recordsAtFirst = records;
+        }
+        lastAt = nanos;
+        recordsAtLast = records;
+        if (lag > 0) {
+            lastWithBacklogAt = nanos;
+            recordsAtLastWithBacklog = records;
+        }
+    }
+
+    /** Examples/s; {@code records} over {@code activeSeconds} when the offsets did not move long enough to tell. */
+    double rate(long records, double activeSeconds) {
+        if (advanced) {
+            double backlogSeconds = (lastWithBacklogAt - firstAt) / 1e9;
+            if (backlogSeconds >= MIN_SECONDS) {
+                return (recordsAtLastWithBacklog - recordsAtFirst) / backlogSeconds;
+            }
+            double seconds = (lastAt - firstAt) / 1e9;
+            if (seconds >= MIN_SECONDS) {
+                return (recordsAtLast - recordsAtFirst) / seconds;
+            }
+        }
+        return records / Math.max(1e-3, activeSeconds);
+    }
+}

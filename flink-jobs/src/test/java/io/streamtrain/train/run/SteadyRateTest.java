@@ -1,0 +1,44 @@
+package io.streamtrain.train.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+class SteadyRateTest {
+    private static final long SECOND = 1_000_000_000L;
+
+    @Test
+    void theCheckpointThatCommitsTheLastRecordsLateDoesNotCount() {
+        SteadyRate rate = new SteadyRate();
+        rate.advanced(10 * SECOND, 100_000, 900_000);
+        rate.advanced(20 * SECOND, 600_000, 400_000);
+        rate.advanced(30 * SECOND, 1_000_000, 0); // trained by ~28 s, committed by the checkpoint at 30 s
+        assertEquals(50_000, rate.rate(1_000_000, 30), 1e-6);
+    }
+
+    @Test
+    void countsEveryIntervalThatEndedWithRecordsLeft() {
+        SteadyRate rate = new SteadyRate();
+        rate.advanced(SECOND, 10_000, 90_000);
+        rate.advanced(2 * SECOND, 60_000, 40_000);
+        rate.advanced(3 * SECOND, 95_000, 5_000);
+        rate.advanced(13 * SECOND, 100_000, 0);
+        assertEquals(42_500, rate.rate(100_000, 13), 1e-6);
+    }
+
+    @Test
+    void withOneCheckpointBeforeTheEndTheRateRunsToTheLastOne() {
+        SteadyRate rate = new SteadyRate();
+        rate.advanced(2 * SECOND, 20_000, 80_000);
+        rate.advanced(4 * SECOND, 100_000, 0);
+        assertEquals(40_000, rate.rate(100_000, 4), 1e-6);
+    }
+
+    @Test
+    void withoutTwoCheckpointsTheRateIsOverTheWholeRun() {
+        SteadyRate rate = new SteadyRate();
+        assertEquals(25_000, rate.rate(100_000, 4), 1e-6);
+        rate.advanced(4 * SECOND, 100_000, 0);
+        assertEquals(25_000, rate.rate(100_000, 4), 1e-6);
+    }
+}
