@@ -303,13 +303,12 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         return value;
     }
 
-    /** Writes every changed row and the last batches applied to RocksDB: at the end of input. */
+    /** Writes every changed row (each then marked written) and the last batches applied to RocksDB: at the end of input. */
     void writeBackAll() throws Exception {
         writeBackAppliedBatches();
         if (cache.changedCount() > 0) {
             writeBack(cache.changedKeys(Long.MAX_VALUE));
         }
-        cache.writtenBack();
     }
 
     /**

@@ -204,12 +204,6 @@ final class RowCache {
         unmarkChanged(place);
     }
 
-    /** Marks every changed row as written back. */
-    void writtenBack() {
-        Arrays.fill(changed, 0);
-        changedCount = 0;
-    }
-
     /** Its place, or {@link #NONE} when the cache holds no rows. */
     private int store(long key, EmbeddingRow row) throws Exception {
         if (capacity == 0) {

@@ -130,7 +130,7 @@ class RowCacheTest {
         assertTrue(cache.putChanged(1, row(2)), "and its next");
         assertTrue(cache.putChanged(2, row(3)));
         assertEquals(2, cache.changedCount(), "each changed row counts once");
-        cache.writtenBack();
+        writeBackAll(cache);
         assertEquals(0, cache.changedCount());
         assertTrue(cache.putChanged(2, row(4)), "changed again after its write-back: kept again");
         assertEquals(1, cache.changedCount());
@@ -165,7 +165,7 @@ class RowCacheTest {
         long[] keys = cache.changedKeys(Long.MAX_VALUE);
         Arrays.sort(keys);
         assertArrayEquals(new long[] {1, 2}, keys);
-        cache.writtenBack();
+        writeBackAll(cache);
         assertEquals(0, cache.changedCount());
         assertEquals(0, cache.changedKeys(Long.MAX_VALUE).length);
         assertRow(row(4), cache, 1);
@@ -248,10 +248,10 @@ class RowCacheTest {
                         cache.written(cache.find(k));
                     }
                 } else {
-                    for (long k : cache.changedKeys(Long.MAX_VALUE)) { // before a barrier: all of them
+                    for (long k : cache.changedKeys(Long.MAX_VALUE)) { // at the end of input: all of them
                         store.put(k, get(cache, k));
+                        cache.written(cache.find(k));
                     }
-                    cache.writtenBack();
                 }
             }
             for (Map.Entry<Long, Long> e : latest.entrySet()) {
@@ -324,5 +324,12 @@ class RowCacheTest {
         assertEquals(expected.count, actual.count);
         assertEquals(expected.version, actual.version);
         assertEquals(expected.updatedAt, actual.updatedAt);
+    }
+
+    /** What the PS's write-back does to the cache: every changed row marked written. */
+    private static void writeBackAll(RowCache cache) {
+        for (long k : cache.changedKeys(Long.MAX_VALUE)) {
+            cache.written(cache.find(k));
+        }
     }
 }
