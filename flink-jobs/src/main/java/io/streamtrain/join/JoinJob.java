@@ -111,7 +111,7 @@ public final class JoinJob {
         return conf.get(JoinOptions.UNTIL_END) || idle.isZero() ? s : s.withIdleness(idle);
     }
 
-    /** Same defaults as the training job (aligned checkpoints, retained on cancel, RocksDB, restarts). */
+    /** Same defaults as the training job (unaligned checkpoints retained on cancel, RocksDB, restarts). */
     public static Configuration withRequiredSettings(Configuration conf) {
         return TrainingJob.withRequiredSettings(conf);
     }

@@ -20,7 +20,7 @@ import org.apache.flink.util.CloseableIterator;
 
 /**
  * A streaming TableEnvironment that submits to a Flink cluster's REST endpoint, set up the way the
- * training loop needs it (aligned, retained, RocksDB checkpoints: {@link TrainingJob#withRequiredSettings}),
+ * training loop needs it (retained RocksDB checkpoints: {@link TrainingJob#withRequiredSettings}),
  * with the streamtrain connector and STREAMTRAIN_PREDICT available. Runs statements one by one:
  * DDL and SET take effect, queries print their rows, INSERTs (and statement sets) are submitted
  * and their jobs returned.

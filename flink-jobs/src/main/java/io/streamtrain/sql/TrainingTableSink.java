@@ -110,15 +110,11 @@ public final class TrainingTableSink implements DynamicTableSink {
                 .name("streamtrain-sink");
     }
 
-    /** The loop's correctness needs aligned checkpoints; say so at planning, not as a wrong model later. */
+    /** The loop is exactly once through checkpoints; say so at planning, not as a lost model later. */
     private void checkJobSettings(ReadableConfig job) {
         if (job.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).isEmpty()) {
             throw new ValidationException("streamtrain table " + table + " trains exactly once through checkpoints:"
                     + " SET 'execution.checkpointing.interval' = '1s' (or longer) before the INSERT");
-        }
-        if (job.get(CheckpointingOptions.ENABLE_UNALIGNED)) {
-            throw new ValidationException("streamtrain table " + table + " needs aligned checkpoints:"
-                    + " SET 'execution.checkpointing.unaligned.enabled' = 'false'");
         }
     }
 

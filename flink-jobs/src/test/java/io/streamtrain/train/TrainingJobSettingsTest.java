@@ -2,6 +2,7 @@ package io.streamtrain.train;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -20,9 +21,11 @@ class TrainingJobSettingsTest {
     }
 
     @Test
-    void alignedCheckpointsAreNotTheUsersChoice() {
-        Configuration unaligned = new Configuration();
-        unaligned.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
-        assertFalse(TrainingJob.withRequiredSettings(unaligned).get(CheckpointingOptions.ENABLE_UNALIGNED));
+    void checkpointsUnalignedUnlessTheUserChoseOtherwise() {
+        assertTrue(TrainingJob.withRequiredSettings(new Configuration()).get(CheckpointingOptions.ENABLE_UNALIGNED));
+
+        Configuration aligned = new Configuration();
+        aligned.set(CheckpointingOptions.ENABLE_UNALIGNED, false);
+        assertFalse(TrainingJob.withRequiredSettings(aligned).get(CheckpointingOptions.ENABLE_UNALIGNED));
     }
 }

@@ -1,12 +1,11 @@
 package io.streamtrain.train.worker;
 
 import io.streamtrain.model.Model;
+import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.train.batch.MiniBatch;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
@@ -30,8 +29,8 @@ import org.apache.flink.util.OutputTag;
  * push per PS key group. Batches of a partition are trained strictly in sequence, so its pushes
  * reach each feedback partition in order, which the PS's duplicate check relies on.
  *
- * <p>Batches waiting for rows live on the heap only: with aligned checkpoints every batch emitted
- * before a barrier has all its rows before the barrier too, so none is pending at a snapshot.
+ * <p>Batches waiting for rows live on the heap and go into operator state at every snapshot
+ * ({@link WaitingBatches}): an unaligned checkpoint's barrier overtakes rows in flight.
  */
 public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRows, Push>
         implements CheckpointedFunction, CheckpointListener {
@@ -41,10 +40,11 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     public static final OutputTag<WindowReport> METRICS = new OutputTag<>("metrics") {};
 
     private final Model model;
+    private final KeyGroups keyGroups;
     private final int validationWindow;
 
     private transient ValueState<Long> nextSeqState;
-    private transient Map<Integer, TreeMap<Long, BatchAssembly>> waiting;
+    private transient WaitingBatches waiting;
     private transient ProgressiveValidation validation;
     private transient double[] scratch;
     private transient long examples;
@@ -54,15 +54,15 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     private transient long restoredCheckpoint = -1;
     private transient volatile long completedCheckpoint = -1;
 
-    public Worker(Model model, int validationWindow) {
+    public Worker(Model model, KeyGroups keyGroups, int validationWindow) {
         this.model = model;
+        this.keyGroups = keyGroups;
         this.validationWindow = validationWindow;
     }
 
     @Override
     public void open(OpenContext openContext) {
         nextSeqState = getRuntimeContext().getState(new ValueStateDescriptor<>("worker-next-seq", Types.LONG));
-        waiting = new HashMap<>();
         validation = new ProgressiveValidation(validationWindow);
         scratch = new double[model.width()];
         var group = getRuntimeContext().getMetricGroup().addGroup("worker");
@@ -76,23 +76,19 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
 
     @Override
     public void processElement1(MiniBatch batch, Context ctx, Collector<Push> out) throws Exception {
-        assembly(ctx.getCurrentKey(), batch.batchSeq).batch = batch;
+        waiting.assembly(batch.sourcePartition, batch.batchSeq).batch = batch;
         drain(ctx, out);
     }
 
     @Override
     public void processElement2(PulledRows rows, Context ctx, Collector<Push> out) throws Exception {
-        assembly(ctx.getCurrentKey(), rows.batchSeq).rows.add(rows);
+        waiting.assembly(rows.sourcePartition, rows.batchSeq).rows.add(rows);
         drain(ctx, out);
-    }
-
-    private BatchAssembly assembly(Integer key, long seq) {
-        return waiting.computeIfAbsent(key, k -> new TreeMap<>()).computeIfAbsent(seq, s -> new BatchAssembly());
     }
 
     /** Trains every complete batch that is next in its partition's sequence. */
     private void drain(Context ctx, Collector<Push> out) throws Exception {
-        TreeMap<Long, BatchAssembly> queue = waiting.get(ctx.getCurrentKey());
+        TreeMap<Long, BatchAssembly> queue = waiting.queue(ctx.getCurrentKey());
         // Most rows arrive for a batch that still misses others: the state is read only once the
         // first waiting batch is complete (a RocksDB get per pull answer was 7% of the worker thread).
         if (!queue.firstEntry().getValue().complete()) {
@@ -185,19 +181,15 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     }
 
     @Override
-    public void snapshotState(FunctionSnapshotContext context) {
-        for (TreeMap<Long, BatchAssembly> queue : waiting.values()) {
-            if (!queue.isEmpty()) {
-                throw new IllegalStateException(
-                        "batch " + queue.firstKey() + " still waits for rows at a checkpoint barrier:"
-                                + " the training job needs aligned checkpoints (unaligned checkpoints are not supported)");
-            }
-        }
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        waiting.snapshot();
     }
 
     @Override
-    public void initializeState(FunctionInitializationContext context) {
+    public void initializeState(FunctionInitializationContext context) throws Exception {
         restoredCheckpoint = context.getRestoredCheckpointId().orElse(-1L);
+        waiting = new WaitingBatches(keyGroups);
+        waiting.initialize(context.getOperatorStateStore(), getRuntimeContext(), context.isRestored());
     }
 
     @Override
