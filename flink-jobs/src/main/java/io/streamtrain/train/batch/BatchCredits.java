@@ -29,9 +29,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only pacing depends on it, never the model. A wait goes on while notices keep arriving (the
  * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then one batch goes
- * past the bound, and after {@code maxInFlight} of them the bound is suspended, because the likely
- * cause is a checkpoint: the PS, aligning barriers, holds its push input until the batcher forwards
- * its barrier, which it cannot do while it waits (see {@link #awaitCredit}). The bound holds again
+ * past the bound, and after {@code maxInFlight} of them the bound is suspended, because under
+ * aligned checkpoints the likely cause is a checkpoint: the PS, aligning barriers, holds its push
+ * input until the batcher forwards its barrier, which it cannot do while it waits (see
+ * {@link #awaitCredit}). (Under unaligned checkpoints, the job's default, nothing holds the PS back
+ * for the batcher, and a wait runs out only in the PS's own pauses.) The bound holds again
  * at the batcher's next snapshot or at the next notice, whichever comes first: a notice means the
  * PS applies pushes, so nothing holds it up. From the batcher's snapshot to the next notice a wait
  * does not run out at all: the PS is then finishing its alignment and taking its own snapshot,
