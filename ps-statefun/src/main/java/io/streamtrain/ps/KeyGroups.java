@@ -1,6 +1,8 @@
 package io.streamtrain.ps;
 
 import java.io.Serializable;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /**
@@ -42,6 +44,12 @@ public final class KeyGroups implements Serializable {
     /** The Integer key that Flink places in key group {@code group}. */
     public int keyOf(int group) {
         return keyOfGroup[group];
+    }
+
+    /** The key groups a subtask owns: what it keeps of union list state after a restore or rescale. */
+    public static KeyGroupRange ownedBy(TaskInfo task) {
+        return KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
     }
 
     /** The PS bucket of a row key: a well-mixed hash, so hot ids do not cluster. */

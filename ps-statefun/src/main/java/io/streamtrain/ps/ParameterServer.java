@@ -23,7 +23,6 @@ import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
@@ -166,9 +165,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     /** The restored checkpoint's changed rows of this subtask's key groups, written to RocksDB (one write batch per key group). */
     private void writeRestoredChangedRows() throws Exception {
-        var task = getRuntimeContext().getTaskInfo();
-        KeyGroupRange owned = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+        KeyGroupRange owned = KeyGroups.ownedBy(getRuntimeContext().getTaskInfo());
         Map<Integer, RowBatch> byGroup = new HashMap<>();
         long restored = 0;
         for (byte[] value : restoredChangedRows) {

@@ -13,7 +13,6 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /**
  * The batches a worker subtask holds until all their rows have arrived, per key (a source
@@ -43,24 +42,22 @@ final class WaitingBatches {
         if (!restored) {
             return;
         }
-        var task = runtime.getTaskInfo();
-        KeyGroupRange owned = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+        KeyGroupRange owned = KeyGroups.ownedBy(runtime.getTaskInfo());
         for (MiniBatch b : batchState.get()) {
             if (owned.contains(keyGroups.groupOfPartition(b.sourcePartition))) {
-                assembly(b.sourcePartition, b.batchSeq).batch = b;
+                assembly(keyGroups.keyOfPartition(b.sourcePartition), b.batchSeq).batch = b;
             }
         }
         for (PulledRows r : rowState.get()) {
             if (owned.contains(keyGroups.groupOfPartition(r.sourcePartition))) {
-                assembly(r.sourcePartition, r.batchSeq).rows.add(r);
+                assembly(keyGroups.keyOfPartition(r.sourcePartition), r.batchSeq).rows.add(r);
             }
         }
     }
 
-    /** Batch {@code seq} of a source partition, created when its first part (the batch or some rows) arrives. */
-    BatchAssembly assembly(int sourcePartition, long seq) {
-        return queue(keyGroups.keyOfPartition(sourcePartition)).computeIfAbsent(seq, s -> new BatchAssembly());
+    /** Batch {@code seq} of a key's partition, created when its first part (the batch or some rows) arrives. */
+    BatchAssembly assembly(int key, long seq) {
+        return queue(key).computeIfAbsent(seq, s -> new BatchAssembly());
     }
 
     /** The waiting batches of one key, first sequence first. */

@@ -76,13 +76,13 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
 
     @Override
     public void processElement1(MiniBatch batch, Context ctx, Collector<Push> out) throws Exception {
-        waiting.assembly(batch.sourcePartition, batch.batchSeq).batch = batch;
+        waiting.assembly(ctx.getCurrentKey(), batch.batchSeq).batch = batch;
         drain(ctx, out);
     }
 
     @Override
     public void processElement2(PulledRows rows, Context ctx, Collector<Push> out) throws Exception {
-        waiting.assembly(rows.sourcePartition, rows.batchSeq).rows.add(rows);
+        waiting.assembly(ctx.getCurrentKey(), rows.batchSeq).rows.add(rows);
         drain(ctx, out);
     }
 
