@@ -27,9 +27,14 @@ final class BatchEmitter implements Serializable {
         this.credits = credits;
     }
 
-    void open(MetricGroup batcherGroup) {
+    void open(MetricGroup batcherGroup, TaskAccess task) {
         batchesEmitted = batcherGroup.counter("batchesEmitted");
-        credits.open(batcherGroup);
+        credits.open(batcherGroup, task.mailbox(), task.yieldToMailbox(), task.time(), task.threadName("credits"));
+    }
+
+    /** A batch is waiting for a credit, yielding to the mailbox meanwhile. */
+    boolean waitingForCredit() {
+        return credits.waiting();
     }
 
     /** The batcher's barrier has passed: see {@link BatchCredits#resume}. */
@@ -38,7 +43,7 @@ final class BatchEmitter implements Serializable {
     }
 
     void emit(int partition, long seq, List<BatchRecord> records, KeyedProcessFunction<?, ?, ?>.Context ctx,
-              Collector<MiniBatch> out) {
+              Collector<MiniBatch> out) throws InterruptedException {
         BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, partition, seq, records);
         credits.awaitCredit();
         for (PullRequest pull : assembled.pulls()) {

@@ -3,6 +3,7 @@ package io.streamtrain.train.batch;
 import io.streamtrain.train.worker.WindowReport;
 import java.io.Serializable;
 import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.OutputTag;
@@ -24,9 +25,9 @@ final class LagReporter implements Serializable {
         this.lag = lag;
     }
 
-    void open(TaskInfo task, MetricGroup batcherGroup) {
+    void open(TaskInfo task, MetricGroup batcherGroup, ProcessingTimeService time) {
         this.task = task;
-        lag.open(batcherGroup);
+        lag.open(batcherGroup, time);
     }
 
     PartitionLag lag() {

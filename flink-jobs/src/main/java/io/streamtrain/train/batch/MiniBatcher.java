@@ -50,6 +50,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private final LagReporter reporter;
     private final Rejections rejections = new Rejections();
 
+    private transient TaskAccess task;
     private transient OpenBatches batches;
     private transient Counter recordsIn;
     private transient Counter duplicatesDropped;
@@ -78,16 +79,24 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         seals.restored(context.getRestoredCheckpointId().orElse(0L));
     }
 
+    /** Set by {@link MiniBatcherOperator} before {@link #open}: what of the task a credit wait uses. */
+    void runsIn(TaskAccess task) {
+        this.task = task;
+    }
+
     @Override
     public void open(OpenContext openContext) {
+        if (task == null) {
+            throw new IllegalStateException("MiniBatcher runs only inside MiniBatcherOperator");
+        }
         var group = getRuntimeContext().getMetricGroup().addGroup("batcher");
         recordsIn = group.counter("recordsIn");
         duplicatesDropped = group.counter("duplicateRecordsDropped");
         beyondRange = group.counter("recordsBeyondRange");
         group.gauge("recordsAwaitingBatch", () -> recordsAwaitingBatch);
         rejections.open(group);
-        reporter.open(getRuntimeContext().getTaskInfo(), group);
-        emitter.open(group);
+        reporter.open(getRuntimeContext().getTaskInfo(), group, task.time());
+        emitter.open(group, task);
         seals.open(getRuntimeContext());
         batches = new OpenBatches(getRuntimeContext(), reporter.lag(), cutter.batchSize());
     }
@@ -120,7 +129,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         }
     }
 
-    private void append(OpenBatch batch, BatchRecord r, long now, Context ctx, Collector<MiniBatch> out) {
+    private void append(OpenBatch batch, BatchRecord r, long now, Context ctx, Collector<MiniBatch> out) throws InterruptedException {
         if (cutter.closesBefore(batch, r)) {
             cut(batch, ctx, out);
         }
@@ -138,6 +147,12 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<MiniBatch> out) throws Exception {
         long now = ctx.timerService().currentProcessingTime();
+        if (emitter.waitingForCredit()) {
+            // Fired while a batch waits for a credit (the wait yields to the mailbox): that batch
+            // is cut but not out yet, so this partition's check comes after it.
+            ctx.timerService().registerProcessingTimeTimer(now + SealProtocol.POLL_MS);
+            return;
+        }
         reporter.maybeReport(now, ctx);
         OpenBatch batch = load(ctx.getCurrentKey(), -1, now);
         if (batch.sealed()) {
@@ -164,7 +179,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         }
     }
 
-    private void cut(OpenBatch batch, Context ctx, Collector<MiniBatch> out) {
+    private void cut(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws InterruptedException {
         var records = batch.cut();
         recordsAwaitingBatch -= records.size();
         emitter.emit(batch.partition(), batch.takeSeq(), records, ctx, out);

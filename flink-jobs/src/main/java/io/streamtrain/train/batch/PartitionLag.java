@@ -2,12 +2,12 @@ package io.streamtrain.train.batch;
 
 import java.io.Serializable;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.kafka.clients.admin.Admin;
@@ -33,26 +33,22 @@ public final class PartitionLag implements Serializable, AutoCloseable {
 
     private final String bootstrapServers;
     private final String topic;
-    /** When end offsets were last fetched; read from the metrics thread too. */
-    private final InstantSource clock;
     private transient Map<Integer, AtomicLong> next;
     private transient Map<Integer, Long> end;
     private transient boolean fetching;
     private transient long endFetchedAt;
     private transient Admin admin;
     private transient MetricGroup group;
+    /** The operator's processing time, read from the metrics thread too (its clock is thread-safe). */
+    private transient ProcessingTimeService time;
 
     public PartitionLag(String bootstrapServers, String topic) {
-        this(bootstrapServers, topic, InstantSource.system());
-    }
-
-    PartitionLag(String bootstrapServers, String topic, InstantSource clock) {
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
-        this.clock = clock;
     }
 
-    public void open(MetricGroup batcherGroup) {
+    void open(MetricGroup batcherGroup, ProcessingTimeService time) {
+        this.time = time;
         next = new ConcurrentHashMap<>();
         end = new ConcurrentHashMap<>();
         group = batcherGroup;
@@ -83,7 +79,7 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     }
 
     private synchronized void maybeRefresh() {
-        long now = clock.millis();
+        long now = time.getCurrentProcessingTime();
         if (fetching || now - endFetchedAt < REFRESH_MS || next.isEmpty()) {
             return;
         }

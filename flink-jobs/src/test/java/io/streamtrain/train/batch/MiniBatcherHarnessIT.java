@@ -1,20 +1,17 @@
 package io.streamtrain.train.batch;
 
+import static io.streamtrain.train.batch.BatcherHarness.KEY_GROUPS;
+import static io.streamtrain.train.batch.BatcherHarness.MAX_PARALLELISM;
+import static io.streamtrain.train.batch.BatcherHarness.cuts;
+import static io.streamtrain.train.batch.BatcherHarness.pulls;
+import static io.streamtrain.train.batch.BatcherHarness.snapshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PullRequest;
-import io.streamtrain.schema.AvroCodec;
-import io.streamtrain.schema.Example;
-import io.streamtrain.schema.Feature;
 import io.streamtrain.testing.KafkaFixture;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -27,9 +24,6 @@ import org.junit.jupiter.api.Test;
  * Processing time is the harness's; the seal's drain check asks a real broker.
  */
 class MiniBatcherHarnessIT {
-    private static final int MAX_PARALLELISM = 128;
-    private static final KeyGroups KEY_GROUPS = new KeyGroups(MAX_PARALLELISM);
-    private static final AvroCodec<Example> CODEC = AvroCodec.of(Example.class);
     private static final long MAX_WAIT_MS = 1000;
 
     private final KafkaFixture kafka = KafkaFixture.shared();
@@ -173,43 +167,20 @@ class MiniBatcherHarnessIT {
         }
     }
 
-    /** What Flink does at a checkpoint: the open batches go to state before the barrier, then the snapshot. */
-    private static OperatorSubtaskState snapshot(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher,
-                                                 long checkpointId) throws Exception {
-        batcher.prepareSnapshotPreBarrier(checkpointId);
-        return batcher.snapshot(checkpointId, checkpointId);
-    }
-
     private static String topic(String prefix) {
         return prefix + "-" + System.nanoTime();
     }
 
     /** Records {@code from} (inclusive) to {@code to} (exclusive) of {@code partition}, each at record time {@code time}. */
     private void feed(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher,
-                             int partition, long from, long to, long time) throws Exception {
+                      int partition, long from, long to, long time) throws Exception {
         for (long offset = from; offset < to; offset++) {
             batcher.processElement(record(partition, offset, time), 0);
         }
     }
 
-    /** Each batch as {@code partition#seq:firstOffset-lastOffset}, in order. */
-    private static List<String> cuts(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher) {
-        return batcher.extractOutputValues().stream()
-                .map(b -> b.sourcePartition + "#" + b.batchSeq + ":" + b.firstOffset + "-" + b.lastOffset).toList();
-    }
-
-    private static List<PullRequest> pulls(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher) {
-        return batcher.getSideOutput(MiniBatcher.PULLS).stream().map(StreamRecord::getValue).toList();
-    }
-
     private SourceRecord record(int partition, long offset, long time) {
-        Example e = Example.newBuilder()
-                .setId(partition + "-" + offset)
-                .setEventTime(Instant.ofEpochMilli(time))
-                .setLabel(offset % 2)
-                .setFeatures(List.of(new Feature(1, offset % 5, 1f), new Feature(2, offset % 3, 1f)))
-                .build();
-        return new SourceRecord(topic, partition, offset, time, CODEC.encode(e));
+        return BatcherHarness.record(topic, partition, offset, time);
     }
 
     private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
@@ -218,13 +189,6 @@ class MiniBatcherHarnessIT {
         var batcher = new MiniBatcher(KEY_GROUPS, batchSize, MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
                 new PartitionTail(bootstrap), new PartitionLag(bootstrap, topic),
                 new BatchCredits(bootstrap, topic("applied"), 0, 20));
-        var harness = new KeyedOneInputStreamOperatorTestHarness<>(new MiniBatcherOperator(batcher),
-                (SourceRecord r) -> KEY_GROUPS.keyOfPartition(r.partition), Types.INT, MAX_PARALLELISM, parallelism, subtask);
-        if (restored != null) {
-            harness.setRestoredCheckpointId(restoredCheckpoint);
-            harness.initializeState(restored);
-        }
-        harness.open();
-        return harness;
+        return BatcherHarness.open(batcher, parallelism, subtask, restored, restoredCheckpoint);
     }
 }
