@@ -2,6 +2,7 @@ package io.streamtrain.train.batch;
 
 import java.io.Serializable;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -32,6 +33,8 @@ public final class PartitionLag implements Serializable, AutoCloseable {
 
     private final String bootstrapServers;
     private final String topic;
+    /** When end offsets were last fetched; read from the metrics thread too. */
+    private final InstantSource clock;
     private transient Map<Integer, AtomicLong> next;
     private transient Map<Integer, Long> end;
     private transient boolean fetching;
@@ -40,8 +43,13 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     private transient MetricGroup group;
 
     public PartitionLag(String bootstrapServers, String topic) {
+        this(bootstrapServers, topic, InstantSource.system());
+    }
+
+    PartitionLag(String bootstrapServers, String topic, InstantSource clock) {
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
+        this.clock = clock;
     }
 
     public void open(MetricGroup batcherGroup) {
@@ -75,7 +83,7 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     }
 
     private synchronized void maybeRefresh() {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         if (fetching || now - endFetchedAt < REFRESH_MS || next.isEmpty()) {
             return;
         }
