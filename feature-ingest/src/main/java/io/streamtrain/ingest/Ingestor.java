@@ -2,14 +2,10 @@ package io.streamtrain.ingest;
 
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseResult;
-import io.streamtrain.ingest.synthetic.PlantedFm;
-import io.streamtrain.ingest.synthetic.SyntheticEvents;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.schema.AvroCodec;
-import io.streamtrain.schema.Click;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
-import io.streamtrain.schema.Impression;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,11 +15,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -35,8 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The core of {@code streamtrain ingest}, callable in-process: parses lines (or draws synthetic
- * examples), writes good examples as Avro to the topic and rejected lines as {@code DeadLetter}s
+ * The core of {@code streamtrain ingest}, callable in-process: parses lines (or takes examples
+ * from a {@link Run}), writes good examples as Avro to the topic and rejected lines as {@code DeadLetter}s
  * to the dead-letter topic, and returns only after Kafka acknowledged every record.
  *
  * <p>Records carry no key: the sticky partitioner then fills large batches, and the example id
@@ -45,8 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Ingestor {
     private static final Logger LOG = LoggerFactory.getLogger(Ingestor.class);
-    /** Mixed into the seed for the example draws, so they are not the stream the weights came from. */
-    private static final long DATA_SEED_MIX = 0x5851F42D4C957F2DL;
 
     private Ingestor() {}
 
@@ -104,61 +96,6 @@ public final class Ingestor {
         }
     }
 
-    /**
-     * Ingests {@code n} examples drawn from the planted model with {@code new Random(seed ^ mix)};
-     * example i (1-based) has id {@code synthetic-<seed>:<i>} and event time {@code baseTimeMillis + i}.
-     */
-    public static IngestStats ingestSynthetic(IngestSettings settings, PlantedFm model, long n, long seed, long baseTimeMillis) {
-        Random random = new Random(seed ^ DATA_SEED_MIX);
-        String prefix = "synthetic-" + seed + ":";
-        try (Run run = new Run(settings)) {
-            for (long i = 1; i <= n; i++) {
-                run.example(model.next(random, prefix + i, baseTimeMillis + i));
-            }
-            return run.finish();
-        }
-    }
-
-    /**
-     * Writes a synthetic impression/click stream: impressions to {@code settings.topic()}, clicks to
-     * {@code clicksTopic}, both keyed by impression id (so an id's events share a partition and keep
-     * their order, as the joiner asks), in delivery order.
-     */
-    public static SyntheticEventsRun ingestSyntheticEvents(IngestSettings settings, String clicksTopic, SyntheticEvents events) {
-        Map<String, Integer> topics = new LinkedHashMap<>();
-        topics.put(settings.topic(), settings.partitions());
-        topics.put(clicksTopic, settings.partitions());
-        AvroCodec<Impression> impressions = AvroCodec.of(Impression.class);
-        AvroCodec<Click> clicks = AvroCodec.of(Click.class);
-        try (Run run = new Run(settings, topics)) {
-            SyntheticEvents.Stats stats = events.generate(new SyntheticEvents.Sink() {
-                @Override
-                public void impression(Impression i) {
-                    run.keyed(settings.topic(), i.getImpressionId(), impressions.encode(i));
-                }
-
-                @Override
-                public void click(Click c) {
-                    run.keyed(clicksTopic, c.getImpressionId(), clicks.encode(c));
-                }
-            });
-            return new SyntheticEventsRun(run.finish(), stats, clicksTopic);
-        }
-    }
-
-    /** The outcome of {@link #ingestSyntheticEvents}. */
-    public record SyntheticEventsRun(IngestStats io, SyntheticEvents.Stats events, String clicksTopic) {
-        /** {@code ingest: impressions=… clicks=… … planted_auc=… seconds=… rate=…/s impressions_topic=… clicks_topic=…}. */
-        public String summaryLine() {
-            return String.format(Locale.ROOT, "ingest: impressions=%d clicks=%d duplicate_impressions=%d duplicate_clicks=%d"
-                            + " clicks_beyond_window=%d ctr=%.4f planted_auc=%.4f records=%d bytes=%d seconds=%.3f rate=%.0f/s"
-                            + " impressions_topic=%s clicks_topic=%s",
-                    events.impressions(), events.clicks(), events.duplicateImpressions(), events.duplicateClicks(),
-                    events.clicksBeyondWindow(), events.ctr(), events.plantedAuc(), io.records(), io.bytes(), io.seconds(),
-                    io.rate(), io.topic(), clicksTopic);
-        }
-    }
-
     /** The producer configuration ingest uses (before overrides). */
     public static Properties producerProperties(String bootstrapServers) {
         Properties p = new Properties();
@@ -177,7 +114,7 @@ public final class Ingestor {
     }
 
     /** One run: the producer, the counters, the first send failure and the progress clock. */
-    private static final class Run implements AutoCloseable {
+    public static final class Run implements AutoCloseable {
         private final IngestSettings settings;
         private final KafkaProducer<byte[], byte[]> producer;
         private final DeadLetterWriter deadLetters;
@@ -196,12 +133,12 @@ public final class Ingestor {
         private long bytes;
 
         /** Writes examples to the topic and dead letters beside it. */
-        Run(IngestSettings settings) {
+        public Run(IngestSettings settings) {
             this(settings, Map.of(settings.topic(), settings.partitions(), settings.deadLetterTopic(), settings.partitions()));
         }
 
         /** Creates {@code topics} (name to partitions) first unless the settings say not to. */
-        Run(IngestSettings settings, Map<String, Integer> topics) {
+        public Run(IngestSettings settings, Map<String, Integer> topics) {
             this.settings = settings;
             if (settings.partitions() > 0) {
                 try {
@@ -219,7 +156,7 @@ public final class Ingestor {
             this.nextProgress = startNanos + progressNanos;
         }
 
-        void example(Example example) {
+        public void example(Example example) {
             byte[] value = codec.encode(example);
             send(() -> producer.send(new ProducerRecord<>(settings.topic(), null, value), onAck));
             records++;
@@ -228,7 +165,7 @@ public final class Ingestor {
         }
 
         /** A record keyed by {@code key} (UTF-8), for topics read by key such as the joiner's. */
-        void keyed(String topic, String key, byte[] value) {
+        public void keyed(String topic, String key, byte[] value) {
             byte[] k = key.getBytes(StandardCharsets.UTF_8);
             send(() -> producer.send(new ProducerRecord<>(topic, k, value), onAck));
             records++;
@@ -274,7 +211,7 @@ public final class Ingestor {
             }
         }
 
-        IngestStats finish() {
+        public IngestStats finish() {
             try {
                 producer.flush(); // every send is acknowledged (or failed) once this returns
             } catch (KafkaException e) {

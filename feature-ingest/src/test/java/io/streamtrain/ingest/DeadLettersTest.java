@@ -9,14 +9,9 @@ import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import io.streamtrain.testing.AvroTrust;
 import org.junit.jupiter.api.Test;
 
 class DeadLettersTest {
-    static {
-        AvroTrust.trustSchemaClasses(); // Avro 1.12.2 regression, see AvroTrust
-    }
-
     @Test
     void lineAndRecordLocations() throws Exception {
         Instant t = Instant.ofEpochMilli(1234);

@@ -1,14 +1,13 @@
 package io.streamtrain.sql;
 
-import io.streamtrain.export.ModelInfo;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.train.LoopOutputs;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.feedback.Outgoing;
-import io.streamtrain.train.run.KafkaProgress;
-import io.streamtrain.train.run.TrainingRun;
+import io.streamtrain.train.KafkaProgress;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -125,7 +124,7 @@ public final class TrainingTableSink implements DynamicTableSink {
             if (uri.getScheme() != null && !uri.getScheme().equals("file")) {
                 return;
             }
-            ModelInfo info = TrainingRun.modelInfo(conf);
+            ModelInfo info = TrainingJob.modelInfo(conf);
             try {
                 info.write(uri.getScheme() == null ? Path.of(dir) : Path.of(uri));
             } catch (IOException e) {

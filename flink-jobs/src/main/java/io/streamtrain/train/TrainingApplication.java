@@ -1,6 +1,6 @@
 package io.streamtrain.train;
 
-import io.streamtrain.train.run.KafkaProgress;
+import io.streamtrain.train.KafkaProgress;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

@@ -1,6 +1,7 @@
 package io.streamtrain.train;
 
-import io.streamtrain.export.SourceOffsets;
+import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.contract.OperatorUids;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
@@ -66,7 +67,7 @@ import org.rocksdb.CompressionType;
  * The cycle is cut at the feedback topic, so the Flink graph itself is acyclic.
  */
 public final class TrainingJob {
-    public static final String EXAMPLES_SOURCE_UID = io.streamtrain.export.SourceOffsets.EXAMPLES_SOURCE_UID;
+    public static final String EXAMPLES_SOURCE_UID = OperatorUids.EXAMPLES_SOURCE;
     public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
 
     private TrainingJob() {}
@@ -238,6 +239,18 @@ public final class TrainingJob {
         Map<TopicPartition, Long> result = new HashMap<>();
         offsets.forEach((p, o) -> result.put(new TopicPartition(topic, p), o));
         return result;
+    }
+
+    /** What the job's checkpoints hold, as export and score read it ({@link ModelInfo#FILE} beside them). */
+    public static ModelInfo modelInfo(Configuration conf) {
+        return new ModelInfo(
+                conf.get(TrainingOptions.NAME),
+                conf.get(TrainingOptions.TOPIC),
+                conf.get(TrainingOptions.MODEL),
+                conf.get(PsOptions.DIM),
+                conf.get(PsOptions.OPTIMIZER),
+                conf.getOptional(PsOptions.ROW_TTL).map(Duration::toMillis).orElse(0L),
+                conf.get(PipelineOptions.MAX_PARALLELISM));
     }
 
     public static String jobName(Configuration conf) {

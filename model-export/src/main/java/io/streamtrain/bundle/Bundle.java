@@ -1,5 +1,6 @@
 package io.streamtrain.bundle;
 
+import io.streamtrain.contract.RowCodec;
 import io.streamtrain.schema.FeatureKey;
 import java.io.IOException;
 import java.nio.ByteBuffer;

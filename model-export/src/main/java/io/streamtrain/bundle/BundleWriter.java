@@ -1,8 +1,9 @@
 package io.streamtrain.bundle;
 
+import io.streamtrain.contract.RowCodec;
 import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
-import io.streamtrain.export.ModelInfo;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.schema.FeatureKey;

@@ -1,5 +1,6 @@
 package io.streamtrain.export;
 
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ps.ChangedRows;
 import io.streamtrain.ps.PsState;
 import io.streamtrain.ps.row.EmbeddingRow;

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.bundle.BundleWriter;
 import io.streamtrain.bundle.ModelCard;
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ingest.format.ParseOptions;

@@ -1,6 +1,8 @@
 package io.streamtrain.export;
 
 import io.streamtrain.bundle.Bundle;
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.model.Model;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.schema.Example;

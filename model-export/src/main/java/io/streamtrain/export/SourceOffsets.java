@@ -1,5 +1,6 @@
 package io.streamtrain.export;
 
+import io.streamtrain.contract.OperatorUids;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,8 +23,6 @@ import org.apache.flink.util.CloseableIterator;
  * {@value #STATE}). Every record below them had been read by the job when the checkpoint was taken.
  */
 public final class SourceOffsets {
-    /** Operator uid of the training job's examples source. */
-    public static final String EXAMPLES_SOURCE_UID = "streamtrain-examples-source";
     static final String STATE = "SourceReaderState";
 
     private SourceOffsets() {}
@@ -38,7 +37,7 @@ public final class SourceOffsets {
         KafkaPartitionSplitSerializer serializer = new KafkaPartitionSplitSerializer();
         Map<Integer, Long> offsets = new TreeMap<>();
         try (CloseableIterator<byte[]> splits = savepoint
-                .readListState(OperatorIdentifier.forUid(EXAMPLES_SOURCE_UID), STATE, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
+                .readListState(OperatorIdentifier.forUid(OperatorUids.EXAMPLES_SOURCE), STATE, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
                 .executeAndCollect("streamtrain-export-offsets")) {
             while (splits.hasNext()) {
                 KafkaPartitionSplit split = SimpleVersionedSerialization.readVersionAndDeSerialize(serializer, splits.next());

@@ -1,7 +1,7 @@
 package io.streamtrain.serve;
 
 import io.streamtrain.bundle.Bundle;
-import io.streamtrain.bundle.RowCodec;
+import io.streamtrain.contract.RowCodec;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtrain.contract.RowCodec;
 import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
-import io.streamtrain.export.ModelInfo;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.schema.FeatureKey;
 import java.io.PrintStream;
 import java.io.OutputStream;

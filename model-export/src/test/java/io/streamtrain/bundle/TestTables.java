@@ -1,6 +1,6 @@
 package io.streamtrain.bundle;
 
-import io.streamtrain.export.ModelInfo;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.PsState;
 import io.streamtrain.ps.row.EmbeddingRow;

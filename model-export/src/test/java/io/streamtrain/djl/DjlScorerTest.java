@@ -8,7 +8,7 @@ import io.streamtrain.bundle.BundleWriter;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.bundle.TestTables;
 import io.streamtrain.export.LoadedModel;
-import io.streamtrain.export.ModelInfo;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.format.ParseResult;

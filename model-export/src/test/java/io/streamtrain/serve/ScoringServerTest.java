@@ -10,7 +10,7 @@ import io.streamtrain.bundle.BundleWriter;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.bundle.TestTables;
 import io.streamtrain.export.LoadedModel;
-import io.streamtrain.export.ModelInfo;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.schema.FeatureKey;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;

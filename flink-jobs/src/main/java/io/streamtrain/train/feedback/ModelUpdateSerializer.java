@@ -1,6 +1,6 @@
 package io.streamtrain.train.feedback;
 
-import io.streamtrain.bundle.RowCodec;
+import io.streamtrain.contract.RowCodec;
 import io.streamtrain.ps.message.RowChanged;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;

@@ -1,0 +1,232 @@
+package io.streamtrain.cli;
+
+import io.streamtrain.files.ScratchDirectory;
+import io.streamtrain.export.LoadedModel;
+import io.streamtrain.ingest.IngestBenchCommand;
+import io.streamtrain.ingest.IngestSettings;
+import io.streamtrain.ingest.synthetic.PlantedFm;
+import io.streamtrain.ingest.synthetic.SyntheticIngest;
+import io.streamtrain.kafka.LocalKafka;
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.report.MetricsTopic;
+import io.streamtrain.report.ReportWriter;
+import io.streamtrain.report.RunTimeline;
+import io.streamtrain.ps.row.RowInitializer;
+import io.streamtrain.schema.Example;
+import io.streamtrain.serve.ServeBenchCommand;
+import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.reference.SequentialTrainer;
+import io.streamtrain.train.run.TrainingRun;
+import io.streamtrain.train.run.TrainingSummary;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code streamtrain bench}: end-to-end training throughput and staleness, printed as a table. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at "
+                + "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness "
+                + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead; "
+                + "`bench freshness` times a record's way from Kafka to a published model update; `bench serve` loads `serve`; "
+                + "`bench join` measures the joiner's impressions/s; `bench ingest` Criteo TSV ingest lines/s.",
+        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, ExportBenchCommand.class,
+            JoinBenchCommand.class, IngestBenchCommand.class})
+public final class BenchCommand implements Callable<Integer> {
+    private static final long INGEST_SEED = 5;
+
+    @Option(names = "--examples", defaultValue = "3000000",
+            description = "Examples per run: enough for several checkpoint intervals at full speed, between which the rate is "
+                    + "read (default: ${DEFAULT-VALUE}).")
+    int examples;
+
+    @Option(names = "--fields", defaultValue = "10", description = "Features per example (default: ${DEFAULT-VALUE}).")
+    int fields;
+
+    @Option(names = "--vocabulary", defaultValue = "100000", description = "Ids per field (default: ${DEFAULT-VALUE}).")
+    int vocabulary;
+
+    @Option(names = "--dim", defaultValue = "16", description = "FM dimension (default: ${DEFAULT-VALUE}).")
+    int dim;
+
+    @Option(names = "--parallelisms", defaultValue = "1,2", split = ",", description = "Parallelisms to run (default: ${DEFAULT-VALUE}).")
+    List<Integer> parallelisms;
+
+    @Option(names = "--models", defaultValue = "lr,fm", split = ",", description = "Models to run (default: ${DEFAULT-VALUE}).")
+    List<String> models;
+
+    @Option(names = "--batch-size", defaultValue = "1024",
+            description = "Examples per mini-batch; streamtrain.train.batch-size given with -D or a --variant takes its place "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int batchSize;
+
+    @Option(names = "--checkpoint-interval", defaultValue = "10s", converter = DurationConverter.class,
+            description = "Checkpoint interval of the training runs, as a deployed job checkpoints (k8s/: 10-60 s); "
+                    + "execution.checkpointing.interval given with -D or a --variant takes its place. Pushes that wait through "
+                    + "a PS snapshot are the staleness tail, and their share grows as the interval shrinks: at 1 s the p99 "
+                    + "is theirs (docs/benchmarks.md) (default: ${DEFAULT-VALUE}).")
+    Duration checkpointInterval;
+
+    @Option(names = "--warmup-examples", defaultValue = "2000000",
+            description = "Examples of an fm run at each measured parallelism, not measured, before the measured runs, so they "
+                    + "meet a JVM whose JIT has compiled the loop: a training job runs for days, and a cold JVM spends half a "
+                    + "core compiling for its first minutes. 0 measures cold (default: ${DEFAULT-VALUE}).")
+    int warmupExamples;
+
+    @Option(names = "--runs", defaultValue = "1",
+            description = "Runs of each model and parallelism, one row each: single runs on a 2-core machine vary by a quarter "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--variant", paramLabel = "NAME:KEY=VALUE[,KEY=VALUE...]",
+            description = "Compare settings inside one JVM: each run of each model and parallelism is trained once per variant, "
+                    + "in turn (the order reversed every other run), with the variant's keys on top of -D (NAME: alone adds none). Separate invocations differ by a "
+                    + "quarter through the JIT alone, so smaller effects show only this way. Repeatable.")
+    List<String> variantSpecs = new ArrayList<>();
+
+    @Option(names = "--plots", paramLabel = "DIR",
+            description = "Write each run's curves from its metrics topic as SVG files into DIR (<run>-<series>.svg, as `report --svg-dir`).")
+    Path plots;
+
+    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key for the training runs, e.g. RocksDB options.")
+    Map<String, String> extra = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() throws Exception {
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-bench")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
+        PlantedFm truth = new PlantedFm(3, fields, vocabulary, 1.1, 4);
+        List<BenchVariant> variants = BenchVariant.parseAll(variantSpecs);
+        List<String> table = new ArrayList<>();
+        table.add("| model | parallelism | run |" + (variantSpecs.isEmpty() ? "" : " variant |")
+                + " examples/s end-to-end | CPU µs per example | in-memory loop examples/s | ratio | staleness p50 ms | staleness p99 ms | rows "
+                + "| checkpoint ms | checkpoint MB | MB per 1M rows |");
+        table.add("|---|---|---|" + (variantSpecs.isEmpty() ? "" : "---|") + "---|---|---|---|---|---|---|---|---|---|");
+        try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
+            // One warm-up per parallelism: after a p=1 warm-up alone, p=2 runs kept getting faster
+            // from run to run (the JIT was still compiling a fifth of the CPU a minute into a cold run).
+            if (warmupExamples > 0) {
+                for (int p : new LinkedHashSet<>(parallelisms)) {
+                    String topic = "bench-warmup-p" + p;
+                    SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, warmupExamples, INGEST_SEED,
+                            System.currentTimeMillis());
+                    TrainingSummary w = train(kafka, dir, topic, "fm", p, BenchVariant.NONE);
+                    System.err.println("bench: warm-up run at parallelism " + p + ", not measured: " + w.line());
+                }
+            }
+            for (String model : models) {
+                double loop = inMemoryRate(model, truth);
+                for (int p : parallelisms) {
+                    for (int run = 1; run <= runs; run++) {
+                        // Every other run in reverse order (A B, B A, ...): a JVM keeps getting faster
+                        // for minutes, and a fixed order would credit that to the later variants.
+                        List<BenchVariant> order = new ArrayList<>(variants);
+                        if (run % 2 == 0) {
+                            Collections.reverse(order);
+                        }
+                        for (BenchVariant variant : order) {
+                            table.add(measure(kafka, dir, model, p, run, variant, truth, loop));
+                        }
+                    }
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d, checkpoints every %s, "
+                        + "after a warm-up run of %d examples at each parallelism%n",
+                examples, fields, vocabulary, dim, batchSize, checkpointInterval, warmupExamples);
+        table.forEach(System.out::println);
+        return 0;
+    }
+
+    /** One run of {@code model} at parallelism {@code p} with {@code variant}'s settings: its row of the table. */
+    private String measure(LocalKafka kafka, Path dir, String model, int p, int run, BenchVariant variant, PlantedFm truth,
+                           double loop) throws Exception {
+        String topic = "bench-" + model + "-" + p + variant.topicSuffix() + (runs > 1 ? "-r" + run : "");
+        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, examples, INGEST_SEED, System.currentTimeMillis());
+        long cpuBefore = processCpuNanos();
+        TrainingSummary s = train(kafka, dir, topic, model, p, variant);
+        double cpuMicrosPerExample = (processCpuNanos() - cpuBefore) / 1e3 / Math.max(1, s.records());
+        System.err.println(s.line());
+        if (plots != null) {
+            RunTimeline timeline = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
+                    TrainingOptions.metricsTopic(trainingConf(kafka, topic, model, variant)), Duration.ofSeconds(60)).records());
+            System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, timeline));
+        }
+        long rows = LoadedModel.load(dir.resolve(topic)).rows();
+        double mb = s.checkpointBytes() / 1e6;
+        return String.format(Locale.ROOT, "| %s | %d | %d |%s %.0f | %.1f | %.0f | %.2f | %.0f | %.0f | %d | %d | %.1f | %.1f |",
+                model, p, run, variantSpecs.isEmpty() ? "" : " " + variant.name() + " |", s.examplesPerSecond(), cpuMicrosPerExample,
+                loop, s.examplesPerSecond() / loop, s.stalenessP50Ms(), s.stalenessP99Ms(), rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
+    }
+
+    /**
+     * Trains {@code topic}'s examples to the end, checkpointing every {@code --checkpoint-interval}
+     * unless {@code -D} or the variant sets {@code execution.checkpointing.interval}.
+     */
+    private TrainingSummary train(LocalKafka kafka, Path dir, String topic, String model, int parallelism, BenchVariant variant)
+            throws Exception {
+        Configuration conf = trainingConf(kafka, topic, model, variant);
+        Duration interval = conf.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).orElse(checkpointInterval);
+        return TrainingRun.run(new TrainingRun.Settings(conf, dir.resolve(topic), parallelism,
+                interval, Duration.ofSeconds(3), false, System.err));
+    }
+
+    private Configuration trainingConf(LocalKafka kafka, String topic, String model, BenchVariant variant) {
+        Map<String, String> settings = new LinkedHashMap<>(extra);
+        settings.putAll(variant.settings());
+        Configuration conf = Configuration.fromMap(settings);
+        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        conf.set(TrainingOptions.TOPIC, topic);
+        conf.set(TrainingOptions.NAME, topic);
+        conf.set(TrainingOptions.MODEL, model);
+        if (!settings.containsKey(TrainingOptions.BATCH_SIZE.key())) { // a variant or -D may compare batch sizes
+            conf.set(TrainingOptions.BATCH_SIZE, batchSize);
+        }
+        conf.set(PsOptions.DIM, dim);
+        return conf;
+    }
+
+    /** CPU time of this whole JVM so far (job, broker, JIT and GC alike): what a run costs the machine. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * As many examples of the same planted model, trained by {@link SequentialTrainer}. They are
+     * drawn here and dropped after: a list of millions of example objects kept through the training runs
+     * was live heap that G1's concurrent marking traced again and again, a quarter of the machine's
+     * CPU in a 6M-example run, charged to the job it measured.
+     */
+    private double inMemoryRate(String model, PlantedFm truth) {
+        List<Example> data = new ArrayList<>(examples);
+        Random random = new Random(INGEST_SEED);
+        for (int i = 0; i < examples; i++) {
+            data.add(truth.next(random));
+        }
+        ModelKind kind = ModelKind.parse(model);
+        SequentialTrainer trainer = new SequentialTrainer(kind.create(dim),
+                new OptimizerConfig("adagrad", 0.1, 1e-5, 0, 1, 0.1).create(),
+                new RowInitializer(kind.rowWidth(dim), 0.05, 17));
+        long t = System.nanoTime();
+        trainer.train(data, batchSize);
+        return data.size() / ((System.nanoTime() - t) / 1e9);
+    }
+}

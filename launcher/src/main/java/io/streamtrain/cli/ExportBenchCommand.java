@@ -1,0 +1,111 @@
+package io.streamtrain.cli;
+
+import io.streamtrain.files.ScratchDirectory;
+import io.streamtrain.bench.SeedTable;
+import io.streamtrain.bundle.Bundle;
+import io.streamtrain.bundle.BundleWriter;
+import io.streamtrain.bundle.ModelCard;
+import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.ingest.format.ParseOptions;
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.ps.KeyGroups;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.row.RowInitializer;
+import io.streamtrain.train.TrainingJob;
+import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.run.TrainingRun;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code streamtrain bench export}: how long {@code export --bundle} takes per million rows. The
+ * table is seeded into a savepoint ({@link SeedTable}, as the PS would initialise the rows) and
+ * exported from there with the State Processor API, the same path as a retained checkpoint.
+ */
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = "Seeds savepoints with N embedding rows each and times `export --bundle` on them (State Processor API read, "
+                + "RocksDB write, checksum), then the bundle's open-and-verify; prints a table.")
+public final class ExportBenchCommand implements Callable<Integer> {
+    @Option(names = "--rows", split = ",", defaultValue = "1000000", description = "Row counts to measure, comma-separated (default: ${DEFAULT-VALUE}).")
+    List<Long> rows;
+
+    @Option(names = "--dim", defaultValue = "16", description = "FM dimension (default: ${DEFAULT-VALUE}).")
+    int dim;
+
+    @Option(names = "--fields", defaultValue = "10", description = "Fields the rows are spread over (default: ${DEFAULT-VALUE}).")
+    int fields;
+
+    @Override
+    public Integer call() throws Exception {
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-bench-export")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(PsOptions.DIM, dim);
+        conf.set(PsOptions.OPTIMIZER, "adagrad");
+        conf.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
+        ModelInfo info = TrainingJob.modelInfo(conf);
+        System.out.println("| rows | dim | seed s | export s | export s per 1M rows | rows/s | bundle MB | open+verify s |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        try {
+            for (long n : rows) {
+                Path run = dir.resolve("rows-" + n);
+                long seedStart = System.nanoTime();
+                long seeded = SeedTable.write(run.resolve("savepoint"), fields, Math.max(1, n / fields),
+                        RowInitializer.from(conf, ModelKind.FM), OptimizerConfig.from(conf), KeyGroups.DEFAULT_MAX_PARALLELISM, 2);
+                double seedSeconds = seconds(seedStart);
+                long exportStart = System.nanoTime();
+                ModelCard card = BundleWriter.write(run.resolve("savepoint"), info, ModelCard.FeatureMapping.of(null, ParseOptions.DEFAULT_HASH_BITS),
+                        run.resolve("bundle"), new PrintStream(OutputStream.nullOutputStream()), Long.MAX_VALUE);
+                double exportSeconds = seconds(exportStart);
+                long verifyStart = System.nanoTime();
+                try (Bundle bundle = Bundle.open(run.resolve("bundle"))) {
+                    bundle.verify();
+                }
+                double verifySeconds = seconds(verifyStart);
+                System.out.printf(Locale.ROOT, "| %,d | %d | %.1f | %.1f | %.1f | %,.0f | %.0f | %.1f |%n", card.contents().rows(), dim, seedSeconds,
+                        exportSeconds, exportSeconds / (card.contents().rows() / 1e6), card.contents().rows() / exportSeconds,
+                        bytes(run.resolve("bundle")) / 1e6, verifySeconds);
+                if (card.contents().rows() != seeded) {
+                    System.err.println("bench: the bundle has " + card.contents().rows() + " rows, the savepoint " + seeded);
+                    return 1;
+                }
+            }
+        } finally {
+            delete(dir);
+        }
+        return 0;
+    }
+
+    private static double seconds(long start) {
+        return (System.nanoTime() - start) / 1e9;
+    }
+
+    private static long bytes(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}

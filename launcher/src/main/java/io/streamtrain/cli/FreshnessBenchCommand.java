@@ -1,0 +1,224 @@
+package io.streamtrain.cli;
+
+import io.streamtrain.files.ScratchDirectory;
+import io.streamtrain.contract.RowCodec;
+import io.streamtrain.ingest.Ingestor;
+import io.streamtrain.ingest.synthetic.PlantedFm;
+import io.streamtrain.kafka.LocalKafka;
+import io.streamtrain.kafka.Topics;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.report.MetricsTopic;
+import io.streamtrain.report.RunTimeline;
+import io.streamtrain.schema.AvroCodec;
+import io.streamtrain.schema.Example;
+import io.streamtrain.schema.Feature;
+import io.streamtrain.schema.FeatureKey;
+import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.run.TrainingRun;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code streamtrain bench freshness}: how long a training record takes to reach serving. While
+ * the job trains a steady stream with model updates on, probe examples carry a feature of their
+ * own; a probe's freshness is from its send to Kafka until its row's update is readable
+ * ({@code read_committed}) on the model-updates topic, which is what {@code serve --follow} reads.
+ */
+@Command(name = "freshness", mixinStandardHelpOptions = true,
+        description = "Measures model freshness: from a training record sent to Kafka until its row update is readable "
+                + "(read_committed) on the model-updates topic that `serve --follow` applies, while training a steady stream. "
+                + "Also the PS's gradient staleness (a row's pull to its gradient applied) at this rate, below capacity, "
+                + "as online training runs. One run per checkpoint interval; prints a markdown table.")
+public final class FreshnessBenchCommand implements Callable<Integer> {
+    private static final int PROBE_FIELD = 4000;
+
+    @Option(names = "--rate", defaultValue = "2000", description = "Background examples/s (default: ${DEFAULT-VALUE}).")
+    int rate;
+
+    @Option(names = "--seconds", defaultValue = "40", description = "Measured seconds per run, after a warm-up (default: ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--warmup", defaultValue = "15", description = "Seconds before probes count (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--checkpoint-intervals", defaultValue = "1s,2s", split = ",", converter = DurationConverter.class,
+            description = "Checkpoint intervals to run (default: ${DEFAULT-VALUE}).")
+    List<Duration> intervals;
+
+    @Option(names = "--model", defaultValue = "fm", description = "lr or fm (default: ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
+    int parallelism;
+
+    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key for the training runs.")
+    Map<String, String> extra = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() throws Exception {
+        try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-freshness")) {
+            return run(scratch.path());
+        }
+    }
+
+    private Integer run(Path dir) throws Exception {
+        List<String> table = new ArrayList<>();
+        table.add("| checkpoint interval | probes seen | probes missing | freshness p50 ms | p90 ms | p99 ms | max ms "
+                + "| gradient staleness p50 ms | staleness p99 ms |");
+        table.add("|---|---|---|---|---|---|---|---|---|");
+        try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
+            for (Duration interval : intervals) {
+                Probes probes = run(kafka.bootstrapServers(), dir, interval);
+                long[] ms = probes.freshnessMs();
+                Arrays.sort(ms);
+                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %.0f | %.0f |", interval.toMillis(), ms.length,
+                        probes.missing(), quantile(ms, 0.5), quantile(ms, 0.9), quantile(ms, 0.99), ms.length == 0 ? -1 : ms[ms.length - 1],
+                        probes.stalenessP50Ms(), probes.stalenessP99Ms()));
+            }
+        }
+        System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s, probes every 250 ms for %d s after %d s warm-up%n",
+                model, parallelism, rate, seconds, warmup);
+        table.forEach(System.out::println);
+        return 0;
+    }
+
+    /** Freshness of each probe seen; the PS's gradient staleness, the median of its per-second p50 and p99 over the measured seconds. */
+    private record Probes(long[] freshnessMs, int missing, double stalenessP50Ms, double stalenessP99Ms) {}
+
+    private Probes run(String bootstrap, Path dir, Duration interval) throws Exception {
+        String topic = "fresh-" + interval.toMillis();
+        String updates = topic + ".updates";
+        Topics.ensure(bootstrap, Map.of(topic, 4));
+        Configuration conf = Configuration.fromMap(extra);
+        conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
+        conf.set(TrainingOptions.TOPIC, topic);
+        conf.set(TrainingOptions.NAME, topic);
+        conf.set(TrainingOptions.MODEL, model);
+        conf.set(TrainingOptions.MODEL_UPDATES_TOPIC, updates);
+        conf.set(PsOptions.DIM, 8);
+        TrainingRun.Settings settings = new TrainingRun.Settings(conf, dir.resolve(topic), parallelism, interval, null, false, System.err);
+
+        Thread training = new Thread(() -> {
+            try {
+                TrainingRun.run(settings);
+            } catch (Exception e) {
+                System.err.println("freshness: training failed: " + e);
+            }
+        }, "freshness-training");
+        Map<Long, Long> sentAt = new HashMap<>();
+        List<Long> measured = new ArrayList<>();
+        int missing;
+        long measureFrom = System.currentTimeMillis() + warmup * 1000L;
+        long end = measureFrom + seconds * 1000L;
+        training.start();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Ingestor.producerProperties(bootstrap),
+                new ByteArraySerializer(), new ByteArraySerializer());
+                KafkaConsumer<byte[], byte[]> consumer = updatesConsumer(bootstrap)) {
+            awaitTopic(consumer, updates);
+            PlantedFm truth = new PlantedFm(9);
+            AvroCodec<Example> codec = AvroCodec.of(Example.class);
+            Random random = new Random(3);
+            long probe = 0;
+            long nextProbe = 0;
+            long startedAt = System.nanoTime();
+            long sent = 0;
+            while (System.currentTimeMillis() < end) {
+                long now = System.currentTimeMillis();
+                Example e = truth.next(random, topic + ":" + sent, now);
+                if (now >= nextProbe) {
+                    nextProbe = now + 250;
+                    long id = ++probe;
+                    e.getFeatures().add(new Feature(PROBE_FIELD, id, 1f));
+                    if (now >= measureFrom) {
+                        sentAt.put(FeatureKey.of(PROBE_FIELD, id), now);
+                    }
+                }
+                producer.send(new ProducerRecord<>(topic, codec.encode(e)));
+                sent++;
+                // pace the stream; read updates while waiting
+                long due = startedAt + sent * 1_000_000_000L / rate;
+                while (System.nanoTime() < due) {
+                    collect(consumer, sentAt, measured, Duration.ofMillis(Math.max(1, (due - System.nanoTime()) / 1_000_000)));
+                }
+            }
+            long drainUntil = System.currentTimeMillis() + 3 * interval.toMillis() + 5_000;
+            while (!sentAt.isEmpty() && System.currentTimeMillis() < drainUntil) {
+                collect(consumer, sentAt, measured, Duration.ofMillis(100));
+            }
+            missing = sentAt.size();
+        } finally {
+            training.interrupt();
+            training.join(60_000);
+        }
+        List<RunTimeline.Point> points = RunTimeline.of(MetricsTopic.readToEnd(bootstrap, TrainingOptions.metricsTopic(conf),
+                Duration.ofSeconds(30)).records()).points().stream().filter(p -> p.second() >= warmup).toList();
+        return new Probes(measured.stream().mapToLong(Long::longValue).toArray(), missing,
+                median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms));
+    }
+
+    private static double median(List<RunTimeline.Point> points, ToDoubleFunction<RunTimeline.Point> series) {
+        double[] v = points.stream().mapToDouble(series).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        return v.length == 0 ? Double.NaN : v[v.length / 2];
+    }
+
+    private static void collect(KafkaConsumer<byte[], byte[]> consumer, Map<Long, Long> sentAt, List<Long> measured, Duration wait) {
+        long now;
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(wait)) {
+            now = System.currentTimeMillis();
+            Long sent = sentAt.remove(RowCodec.rowKey(r.key()));
+            if (sent != null) {
+                measured.add(now - sent);
+            }
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> updatesConsumer(String bootstrap) {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** The run creates the updates topic when it starts; follow it from its beginning. */
+    private static void awaitTopic(KafkaConsumer<byte[], byte[]> consumer, String topic) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (System.currentTimeMillis() < deadline) {
+            var infos = consumer.listTopics(Duration.ofSeconds(5)).get(topic);
+            if (infos != null && !infos.isEmpty()) {
+                List<TopicPartition> partitions = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the training run did not create " + topic + " within 60 s");
+    }
+
+    private static long quantile(long[] sorted, double q) {
+        return sorted.length == 0 ? -1 : sorted[Math.min(sorted.length - 1, (int) Math.floor(q * sorted.length))];
+    }
+}

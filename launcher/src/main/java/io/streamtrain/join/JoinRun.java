@@ -1,0 +1,192 @@
+package io.streamtrain.join;
+
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.train.run.JobMonitor;
+import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.run.LocalFlink;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Runs the joiner on a local Flink in this JVM: resumes from the newest retained checkpoint in the
+ * checkpoint directory, prints progress, and stops when the bounded input is done
+ * ({@code until-end}), when the inputs have been quiet for {@code untilIdle}, or on interrupt
+ * (the latest checkpoint is kept, so the next run resumes with its open windows).
+ */
+public final class JoinRun {
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
+    /** Written into the checkpoint directory when an until-end run finished: its checkpoints hold finished sources. */
+    static final String FINISHED_MARKER = "JOIN_FINISHED";
+
+    public record Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
+            Duration untilIdle, boolean resume, PrintStream progress) {}
+
+    /** The outcome; {@link #line()} is the machine-readable last line of {@code join}. */
+    public record Summary(long impressions, long clicks, long examples, long deadLetters, long checkpoints, long restarts,
+            double seconds) {
+        public double impressionsPerSecond() {
+            return impressions / Math.max(1e-3, seconds);
+        }
+
+        public String line() {
+            return String.format(Locale.ROOT, "join: impressions=%d clicks=%d examples=%d dead_letters=%d checkpoints=%d"
+                            + " restarts=%d seconds=%.1f impressions_per_s=%.0f",
+                    impressions, clicks, examples, deadLetters, checkpoints, restarts, seconds, impressionsPerSecond());
+        }
+    }
+
+    private JoinRun() {}
+
+    public static Configuration flinkConfiguration(Settings s) {
+        Configuration c = new Configuration(s.conf());
+        c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
+        c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
+        return JoinJob.withRequiredSettings(c);
+    }
+
+    public static Summary run(Settings s) throws Exception {
+        Configuration conf = flinkConfiguration(s);
+        String impressions = JoinOptions.require(conf, JoinOptions.IMPRESSIONS_TOPIC);
+        String clicks = JoinOptions.require(conf, JoinOptions.CLICKS_TOPIC);
+        String out = JoinOptions.require(conf, JoinOptions.OUT_TOPIC);
+        String deadLetters = JoinOptions.deadLetterTopic(conf);
+        boolean untilEnd = conf.get(JoinOptions.UNTIL_END);
+        String bootstrap = conf.get(JoinOptions.BOOTSTRAP);
+        PrintStream log = s.progress();
+        if (Files.exists(s.checkpointDir().resolve(FINISHED_MARKER))) {
+            throw new IllegalStateException("the --until-end join in " + s.checkpointDir() + " has finished (its checkpoints"
+                    + " hold finished sources); use a new --checkpoint-dir, with --start-from committed to continue after it");
+        }
+        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+            kafka.ensureTopics(Map.of(impressions, 4, clicks, 4, out, 4, deadLetters, 1));
+            Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
+            Map<TopicPartition, Long> impressionsFrom = from(kafka, resumeFrom.isPresent(), JoinOptions.impressionsGroup(conf), impressions);
+            Map<TopicPartition, Long> clicksFrom = from(kafka, resumeFrom.isPresent(), JoinOptions.clicksGroup(conf), clicks);
+            Map<TopicPartition, Long> outFrom = kafka.endOffsets(out);
+            Map<TopicPartition, Long> deadFrom = kafka.endOffsets(deadLetters);
+
+            try (LocalFlink flink = new LocalFlink(conf, s.parallelism())) {
+                StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+                JoinJob.build(env, conf);
+                StreamGraph graph = env.getStreamGraph();
+                graph.setJobName(JoinJob.jobName(conf));
+                log.println("join: " + resumeFrom.map(p -> "resuming from " + p).orElse("fresh start") + ", " + impressions
+                        + " + " + clicks + " -> " + out + " (dead letters: " + deadLetters + "), window "
+                        + conf.get(JoinOptions.WINDOW) + (untilEnd ? ", until the current end of input" : ""));
+                flink.submit(graph, resumeFrom, false);
+                log.println("join: job " + flink.job() + "; Flink REST API at " + flink.restAddress());
+                long started = System.nanoTime();
+                long lastProgress = started;
+                long lastChange = started;
+                String lastSnapshot = "";
+                JobMonitor monitor = flink.monitor();
+                long checkpoints = 0;
+                long restarts = 0;
+                Thread main = Thread.currentThread();
+                Thread hook = new Thread(main::interrupt);
+                Runtime.getRuntime().addShutdownHook(hook);
+                try {
+                    while (true) {
+                        JobStatus status = flink.status();
+                        if (status == JobStatus.FINISHED) {
+                            break;
+                        }
+                        if (status.isGloballyTerminalState()) {
+                            throw new IllegalStateException("join job ended " + status, flink.failureCause());
+                        }
+                        try {
+                            checkpoints = monitor.checkpoints().completed();
+                            restarts = monitor.restarts();
+                        } catch (Exception e) {
+                            // REST not ready yet
+                        }
+                        Map<TopicPartition, Long> ie = kafka.endOffsets(impressions);
+                        Map<TopicPartition, Long> ce = kafka.endOffsets(clicks);
+                        Map<TopicPartition, Long> ic = kafka.committed(JoinOptions.impressionsGroup(conf), impressions);
+                        Map<TopicPartition, Long> cc = kafka.committed(JoinOptions.clicksGroup(conf), clicks);
+                        long lag = KafkaProgress.lag(ie, ic, impressionsFrom) + KafkaProgress.lag(ce, cc, clicksFrom);
+                        String snapshot = ie + "|" + ce + "|" + ic + "|" + cc;
+                        long now = System.nanoTime();
+                        if (!snapshot.equals(lastSnapshot) || lag > 0) {
+                            lastSnapshot = snapshot;
+                            lastChange = now;
+                        }
+                        if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
+                            lastProgress = now;
+                            log.printf(Locale.ROOT, "join: t=%.0fs impressions=%d clicks=%d lag=%d checkpoints=%d restarts=%d%n",
+                                    (now - started) / 1e9, consumed(ic, impressionsFrom), consumed(cc, clicksFrom), lag,
+                                    checkpoints, restarts);
+                        }
+                        if (!untilEnd && s.untilIdle() != null && now - lastChange >= s.untilIdle().toNanos()) {
+                            break;
+                        }
+                        Thread.sleep(500);
+                    }
+                } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
+                    Thread.interrupted();
+                    log.println("join: interrupted, stopping (the latest checkpoint is kept)");
+                } finally {
+                    try {
+                        Runtime.getRuntime().removeShutdownHook(hook);
+                    } catch (IllegalStateException shuttingDown) {
+                        // the JVM is exiting
+                    }
+                }
+                try {
+                    checkpoints = monitor.checkpoints().completed();
+                    restarts = monitor.restarts();
+                } catch (Exception e) {
+                    // keep the last values read
+                }
+                boolean finished = flink.status() == JobStatus.FINISHED;
+                if (!finished) {
+                    flink.cancel();
+                }
+                double seconds = (System.nanoTime() - started) / 1e9;
+                long impressionsRead = consumed(kafka.committed(JoinOptions.impressionsGroup(conf), impressions), impressionsFrom);
+                long clicksRead = consumed(kafka.committed(JoinOptions.clicksGroup(conf), clicks), clicksFrom);
+                if (finished) {
+                    // A bounded run commits no offsets after its final checkpoint: it read everything up to the end it saw.
+                    impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(bootstrap, impressions, impressionsFrom));
+                    clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(bootstrap, clicks, clicksFrom));
+                    Files.createDirectories(s.checkpointDir());
+                    Files.writeString(s.checkpointDir().resolve(FINISHED_MARKER), "finished at " + java.time.Instant.now() + "\n");
+                }
+                return new Summary(impressionsRead, clicksRead,
+                        KafkaProgress.countCommittedRecords(bootstrap, out, outFrom),
+                        KafkaProgress.countCommittedRecords(bootstrap, deadLetters, deadFrom),
+                        checkpoints, restarts, seconds);
+            }
+        }
+    }
+
+    private static Map<TopicPartition, Long> from(KafkaProgress kafka, boolean resumed, String group, String topic) throws Exception {
+        Map<TopicPartition, Long> result = new HashMap<>(kafka.startOffsets(topic));
+        if (resumed) {
+            result.putAll(kafka.committed(group, topic));
+        }
+        return result;
+    }
+
+    private static long consumed(Map<TopicPartition, Long> committed, Map<TopicPartition, Long> from) {
+        long n = 0;
+        for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
+            n += Math.max(0, e.getValue() - from.getOrDefault(e.getKey(), 0L));
+        }
+        return n;
+    }
+}

@@ -1,0 +1,130 @@
+package io.streamtrain.train.run;
+
+import io.streamtrain.files.ScratchDirectory;
+import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.TrainingJob;
+import io.streamtrain.train.TrainingOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Replays a bounded range of the training topic through the same training job (on a local Flink in
+ * this JVM) into a fresh model or one restored from a savepoint, and ends with a savepoint that
+ * {@code train --from-savepoint} continues from, plus its {@link Handover}.
+ *
+ * <p>"Done" is the until-idle rule of {@code train}, against the range's end instead of the
+ * topic's: the source's committed offsets (moved only by completed checkpoints) reached the end of
+ * every partition's range, every push in the feedback topic was applied in a completed checkpoint,
+ * and nothing moved for max-wait + 3 checkpoint intervals (so the last, sealed batch of each
+ * partition has been emitted, trained and applied). Only then is the job stopped with a savepoint.
+ */
+public final class BackfillRun {
+    private static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
+
+    /**
+     * @param training the job's settings; its checkpoint directory is ignored (checkpoints go to {@code outDir/checkpoints})
+     * @param from the range's start; null: where {@code fromSavepoint}'s own backfill ended, else the earliest offsets
+     * @param fromSavepoint a savepoint, checkpoint or backfill output to continue, or null for a fresh model
+     * @param outDir where the savepoint, {@code model.json} and {@code handover.json} are written
+     */
+    public record Settings(TrainingRun.Settings training, BackfillRange.Bound from, BackfillRange.Bound to,
+                           Path fromSavepoint, Path outDir) {}
+
+    private BackfillRun() {}
+
+    public static TrainingSummary run(Settings b) throws Exception {
+        Path checkpoints = b.outDir().resolve("checkpoints");
+        TrainingRun.Settings s = new TrainingRun.Settings(b.training().conf(), checkpoints, b.training().parallelism(),
+                b.training().checkpointInterval(), null, false, b.training().progress());
+        Configuration conf = TrainingRun.flinkConfiguration(s);
+        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        String topic = conf.get(TrainingOptions.TOPIC);
+        String feedbackTopic = TrainingOptions.feedbackTopic(conf);
+        String metricsTopic = TrainingOptions.metricsTopic(conf);
+        String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
+        PrintStream out = s.progress();
+        TrainingSummary summary;
+        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+            if (!kafka.topicExists(topic)) {
+                throw new IllegalArgumentException("topic " + topic + " does not exist: nothing to backfill");
+            }
+            kafka.ensureJobTopics(conf);
+            Optional<Path> restore = Optional.empty();
+            BackfillRange.Bound from = b.from();
+            if (b.fromSavepoint() != null) {
+                restore = Optional.of(Handover.savepointIn(b.fromSavepoint()));
+                Optional<Handover> previous = Handover.find(b.fromSavepoint());
+                if (from == null && previous.isPresent()) {
+                    from = BackfillRange.Bound.ofOffsets(previous.get().offsets());
+                }
+                // The streaming source's state (or an earlier backfill's) is not this job's.
+                conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+            }
+            BackfillRange range = BackfillRange.resolve(kafka, topic, from == null ? BackfillRange.Bound.ofTime("earliest") : from, b.to());
+            if (range.size() == 0) {
+                throw new IllegalArgumentException("the range is empty: from " + range.from() + " to " + range.to());
+            }
+            conf.set(TrainingOptions.START_OFFSETS, TrainingOptions.offsetPairs(range.from()));
+            conf.set(TrainingOptions.STOP_OFFSETS, TrainingOptions.offsetPairs(range.to()));
+            String group = TrainingOptions.backfillGroup(conf);
+            kafka.resetCommitted(group, range.fromOffsets());
+            Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
+            Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
+            TrainingJob.modelInfo(conf).write(b.outDir());
+            Duration quiet = TrainingRun.quietFloor(conf, s.checkpointInterval());
+
+            try (LocalFlink flink = new LocalFlink(conf, s.parallelism());
+                    MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
+                out.println("backfill: " + topic + " offsets " + range.from() + " to " + range.to() + " (" + range.size()
+                        + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
+                flink.start(conf, restore, feedbackFrom);
+                out.println("backfill: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
+                ProgressWatch watch = new ProgressWatch(kafka, group, TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
+                        range.fromOffsets(), feedbackFrom, range::toOffsets);
+                long started = System.nanoTime();
+                watch.awaitDone(flink, "backfill", out, seconds -> progressLine(watch, range, metrics, seconds),
+                        () -> watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0);
+                JobMonitor monitor = flink.monitor();
+                JobMonitor.Checkpoints cps = monitor.checkpoints();
+                long restarts = monitor.restarts();
+                LoopReadings loop = LoopReadings.of(monitor);
+                out.println("backfill: range done, stopping with a savepoint in " + b.outDir().toAbsolutePath());
+                Path savepoint = Path.of(URI.create(monitor.stopWithSavepoint(b.outDir(), SAVEPOINT_TIMEOUT)));
+                while (!flink.status().isGloballyTerminalState()) {
+                    Thread.sleep(100);
+                }
+                new Handover(topic, savepoint.toAbsolutePath().toString(), range.to()).write(b.outDir());
+                double seconds = (System.nanoTime() - started) / 1e9;
+                double[] window = metrics.window();
+                long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
+                summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
+                        loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
+            }
+        }
+        // The savepoint is self-contained; the run's checkpoints go once Flink has stopped using them.
+        ScratchDirectory.deleteRecursively(checkpoints);
+        return summary;
+    }
+
+    private static String progressLine(ProgressWatch w, BackfillRange range, MetricsFollower metrics, double seconds) {
+        long total = range.size();
+        long done = w.records();
+        double rate = done / Math.max(1e-3, w.activeSeconds());
+        double eta = rate > 0 ? (total - done) / rate : Double.NaN;
+        double[] window = metrics.window();
+        return String.format(Locale.ROOT,
+                "backfill: t=%.0fs done=%d/%d (%.1f%%) rate=%.0f/s eta=%s feedback_lag=%d window_auc=%.4f window_logloss=%.4f",
+                seconds, done, total, 100.0 * done / Math.max(1, total), rate,
+                Double.isNaN(eta) ? "?" : String.format(Locale.ROOT, "%.0fs", eta), w.feedbackLag(), window[0], window[1]);
+    }
+
+}

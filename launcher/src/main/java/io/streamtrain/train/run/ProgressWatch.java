@@ -1,0 +1,183 @@
+package io.streamtrain.train.run;
+
+import io.streamtrain.train.KafkaProgress;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
+import java.util.function.DoubleFunction;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Tracks committed progress. The run is quiet while nothing moves: no new records, both
+ * consumer groups caught up, no new pushes, and no batcher holding records that no batch took
+ * yet (a partition's last, partial batch waits for its idle seal and a checkpoint, while the
+ * source offsets that cover its records are already committed). Committed offsets only move when
+ * a checkpoint completes, so caught-up means trained and applied in a durable checkpoint.
+ */
+final class ProgressWatch {
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
+    private static final long POLL_MS = 500;
+
+    private final KafkaProgress kafka;
+    private final String examplesGroup;
+    private final String feedbackGroup;
+    private final String topic;
+    private final String feedbackTopic;
+    private final Map<TopicPartition, Long> examplesFrom;
+    private final Map<TopicPartition, Long> feedbackFrom;
+    private final Callable<Map<TopicPartition, Long>> target;
+    private final long startedAt = System.nanoTime();
+    private long records;
+    private long lag;
+    private long feedbackLag;
+    private long lastChange = System.nanoTime();
+    private long lastAdvance = System.nanoTime();
+    private final SteadyRate steadyRate = new SteadyRate();
+    private String lastSnapshot = "";
+    private Map<TopicPartition, Long> examplesCommitted = Map.of();
+    private boolean transactional;
+
+    /**
+     * @param examplesGroup the group the examples source commits to on checkpoints
+     * @param target where the examples source has to get: the topic's end (train) or a range's end (backfill)
+     */
+    ProgressWatch(KafkaProgress kafka, String examplesGroup, String feedbackGroup, String topic, String feedbackTopic,
+                  Map<TopicPartition, Long> examplesFrom, Map<TopicPartition, Long> feedbackFrom,
+                  Callable<Map<TopicPartition, Long>> target) {
+        this.kafka = kafka;
+        this.examplesGroup = examplesGroup;
+        this.feedbackGroup = feedbackGroup;
+        this.target = target;
+        this.topic = topic;
+        this.feedbackTopic = feedbackTopic;
+        this.examplesFrom = examplesFrom;
+        this.feedbackFrom = feedbackFrom;
+    }
+
+    /**
+     * Polls until {@code done} holds, printing {@code progress} (given the seconds since the call)
+     * every few seconds; throws if the job ends first, with its failure as the cause.
+     */
+    void awaitDone(TrainingCluster flink, String what, PrintStream out, DoubleFunction<String> progress, BooleanSupplier done)
+            throws Exception {
+        long started = System.nanoTime();
+        long lastProgress = 0;
+        while (true) {
+            JobStatus status = flink.status();
+            if (status.isGloballyTerminalState()) {
+                throw new IllegalStateException(what + " job ended " + status, flink.failureCause());
+            }
+            // The metric only once offsets stand still: a REST read makes the JobManager fetch every
+            // metric of the job, which cost the demo a fifth of its rate when done on every poll.
+            if (!poll() && recordsAwaitingBatch(flink) > 0) {
+                lastChange = System.nanoTime();
+            }
+            long now = System.nanoTime();
+            if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
+                lastProgress = now;
+                out.println(progress.apply((now - started) / 1e9));
+            }
+            if (done.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(POLL_MS);
+        }
+    }
+
+    /**
+     * The batchers' records not in an emitted batch yet, from the job's metrics; 0 when the metric
+     * cannot be read (not reported yet, or the REST API is away): then quiet rests on offsets alone.
+     */
+    private static double recordsAwaitingBatch(TrainingCluster flink) {
+        try {
+            double n = flink.monitor().sumOfMetric("batcher", "recordsAwaitingBatch");
+            return Double.isNaN(n) ? 0 : n;
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    /** Reads the offsets; returns whether anything moved (or is left to read) since the last poll. */
+    private boolean poll() throws Exception {
+        Map<TopicPartition, Long> end = target.call();
+        // A backfill's source reads on past its range's end; progress counts only up to it.
+        Map<TopicPartition, Long> committed = KafkaProgress.capped(kafka.committed(examplesGroup, topic), end);
+        Map<TopicPartition, Long> feedbackEnd = kafka.endOffsets(feedbackTopic);
+        Map<TopicPartition, Long> feedbackCommitted = kafka.committed(feedbackGroup, feedbackTopic);
+        lag = KafkaProgress.lag(end, committed, examplesFrom);
+        feedbackLag = KafkaProgress.lag(feedbackEnd, feedbackCommitted, feedbackFrom);
+        long done = 0;
+        for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
+            done += Math.max(0, e.getValue() - examplesFrom.getOrDefault(e.getKey(), 0L));
+        }
+        if (done != records) {
+            lastAdvance = System.nanoTime();
+            steadyRate.advanced(lastAdvance, done, lag);
+        }
+        records = done;
+        examplesCommitted = committed;
+        String snapshot = end + "|" + committed + "|" + feedbackEnd + "|" + feedbackCommitted;
+        if (snapshot.equals(lastSnapshot)) {
+            // Offsets stand still short of the end: on a topic written by transactions (the joiner's
+            // output, SQL staging) the gap can be commit markers alone, which no consumer reads.
+            if (lag > 0 && !holdsRecords(committed, examplesFrom, end)) {
+                lag = 0;
+                transactional = true;
+            }
+            if (feedbackLag > 0 && !holdsRecords(feedbackCommitted, feedbackFrom, feedbackEnd)) {
+                feedbackLag = 0;
+            }
+        }
+        if (!snapshot.equals(lastSnapshot) || lag > 0 || feedbackLag > 0) {
+            lastChange = System.nanoTime();
+            lastSnapshot = snapshot;
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether a committed record lies between where the group is (or starts) and the end. */
+    private boolean holdsRecords(Map<TopicPartition, Long> committed, Map<TopicPartition, Long> floor, Map<TopicPartition, Long> end) {
+        Map<TopicPartition, Long> from = new HashMap<>();
+        end.keySet().forEach(tp -> from.put(tp, committed.getOrDefault(tp, floor.getOrDefault(tp, 0L))));
+        return kafka.countCommittedRecords(from, end, 1) > 0;
+    }
+
+    Duration quietFor() {
+        return Duration.ofNanos(System.nanoTime() - lastChange);
+    }
+
+    /** Records trained and committed, counted from offsets (so with transaction markers on a transactional topic). */
+    long records() {
+        return records;
+    }
+
+    /**
+     * Records trained and committed, exactly: on a topic where commit markers were seen, counted
+     * by reading the committed range (once, for a run's summary).
+     */
+    long exactRecords() {
+        return transactional ? kafka.countCommittedRecords(examplesFrom, examplesCommitted, Long.MAX_VALUE) : records;
+    }
+
+    long lag() {
+        return lag;
+    }
+
+    long feedbackLag() {
+        return feedbackLag;
+    }
+
+    double activeSeconds() {
+        return (lastAdvance - startedAt) / 1e9;
+    }
+
+    /** Examples/s while the backlog lasted, start-up and the drained end excluded ({@link SteadyRate}). */
+    double steadyRate() {
+        return steadyRate.rate(records, activeSeconds());
+    }
+}

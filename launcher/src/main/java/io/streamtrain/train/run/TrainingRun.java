@@ -1,0 +1,234 @@
+package io.streamtrain.train.run;
+
+import io.streamtrain.cluster.LocalCluster;
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.TrainingJob;
+import io.streamtrain.train.TrainingOptions;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Runs the training job on a local Flink (in this JVM) or on a local reactive cluster: resumes from the newest retained checkpoint in
+ * the checkpoint directory if there is one, prints progress, and with {@code untilIdle} stops once
+ * every record has been trained and every gradient applied in a completed checkpoint.
+ */
+public final class TrainingRun {
+
+    public record Settings(
+            Configuration conf,
+            Path checkpointDir,
+            int parallelism,
+            Duration checkpointInterval,
+            Duration untilIdle,
+            boolean resume,
+            PrintStream progress,
+            Path cluster,
+            Path initialSavepoint) {
+        /** A run on a local Flink (MiniCluster) in this JVM. */
+        public Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
+                        Duration untilIdle, boolean resume, PrintStream progress) {
+            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, null);
+        }
+
+        /** The same run on the local cluster in {@code clusterDir}, whose TaskManagers decide the parallelism. */
+        public Settings onCluster(Path clusterDir) {
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir, initialSavepoint);
+        }
+
+        /**
+         * The same run, started from {@code savepoint} (a backfill's output, or any savepoint or
+         * checkpoint) when the checkpoint directory holds no retained checkpoint yet — the
+         * operator's initialSavepointPath; later runs resume from their own checkpoints.
+         */
+        public Settings fromSavepoint(Path savepoint) {
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, cluster, savepoint);
+        }
+    }
+
+    private TrainingRun() {}
+
+    /** The Flink configuration of a run: the job's own needs plus this run's checkpoint settings and parallelism. */
+    public static Configuration flinkConfiguration(Settings s) {
+        Configuration c = new Configuration(s.conf());
+        c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
+        // Small network buffers keep few batches in flight between batcher, PS and worker, which
+        // bounds gradient staleness when the job works through a backlog.
+        if (!c.contains(TaskManagerOptions.MEMORY_SEGMENT_SIZE)) {
+            c.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, MemorySize.parse("4kb"));
+            c.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
+        }
+        // The REST API serves job metrics (restarts, PS staleness) from a cache refreshed this often
+        // (Flink's default: 10 s); a run's summary reads them right after its input is trained.
+        if (!c.contains(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL)) {
+            c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
+        }
+        c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
+        return TrainingJob.withRequiredSettings(c);
+    }
+
+    public static TrainingSummary run(Settings s) throws Exception {
+        Configuration conf = flinkConfiguration(s);
+        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        String topic = conf.get(TrainingOptions.TOPIC);
+        String feedbackTopic = TrainingOptions.feedbackTopic(conf);
+        String metricsTopic = TrainingOptions.metricsTopic(conf);
+        String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
+        PrintStream out = s.progress();
+
+        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+            kafka.ensureTopics(Map.of(topic, 4));
+            kafka.ensureJobTopics(conf);
+
+            Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
+            Optional<Handover> handover = Optional.empty();
+            if (resumeFrom.isEmpty() && s.initialSavepoint() != null) {
+                resumeFrom = Optional.of(Handover.savepointIn(s.initialSavepoint()));
+                handover = handoverFor(s.initialSavepoint(), resumeFrom.get(), topic);
+            }
+            Map<TopicPartition, Long> examplesFrom;
+            if (handover.isPresent()) {
+                // The backfill's source state is not this job's: start where its range ended.
+                conf.set(TrainingOptions.START_OFFSETS, TrainingOptions.offsetPairs(handover.get().offsets()));
+                conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+                examplesFrom = new BackfillRange(topic, handover.get().offsets(), handover.get().offsets()).fromOffsets();
+            } else if (resumeFrom.isPresent()) {
+                examplesFrom = withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+            } else {
+                examplesFrom = freshStart(kafka, conf, topic);
+            }
+            Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
+            Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
+
+            TrainingJob.modelInfo(conf).write(s.checkpointDir());
+            Duration idle = effectiveIdle(s, conf);
+            try (TrainingCluster flink = s.cluster() == null
+                            ? new LocalFlink(conf, s.parallelism())
+                            : new StandaloneTraining(LocalCluster.open(s.cluster()), out);
+                    MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
+                out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
+                        + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
+                flink.start(conf, resumeFrom, feedbackFrom);
+                out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
+                ProgressWatch watch = new ProgressWatch(kafka, TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
+                        examplesFrom, feedbackFrom, () -> kafka.endOffsets(topic));
+                long started = System.nanoTime();
+                Thread main = Thread.currentThread();
+                Thread hook = new Thread(main::interrupt);
+                Runtime.getRuntime().addShutdownHook(hook);
+                try {
+                    watch.awaitDone(flink, "training", out, seconds -> progressLine(watch, metrics, flink, seconds),
+                            () -> idle != null && watch.quietFor().compareTo(idle) >= 0);
+                } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
+                    Thread.interrupted(); // Kafka's InterruptException leaves the flag set; the shutdown below must not be interrupted
+                    out.println("train: interrupted, stopping (the latest checkpoint is kept)");
+                } finally {
+                    try {
+                        Runtime.getRuntime().removeShutdownHook(hook);
+                    } catch (IllegalStateException shuttingDown) {
+                        // JVM is exiting; nothing to remove
+                    }
+                }
+                JobMonitor monitor = flink.monitor();
+                JobMonitor.Checkpoints cps = monitor.checkpoints();
+                long restarts = monitor.restarts() + flink.jobManagerRecoveries();
+                LoopReadings loop = LoopReadings.of(monitor);
+                flink.cancel();
+                double seconds = (System.nanoTime() - started) / 1e9;
+                double[] window = metrics.window();
+                long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
+                return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
+                        window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
+                        cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
+            }
+        }
+    }
+
+    /** The backfill hand-over that goes with restoring {@code savepoint}, if it is a backfill's. */
+    private static Optional<Handover> handoverFor(Path given, Path savepoint, String topic) throws Exception {
+        Optional<Handover> h = Handover.find(given);
+        if (h.isEmpty() || !Path.of(h.get().savepoint()).toAbsolutePath().equals(savepoint.toAbsolutePath())) {
+            return Optional.empty();
+        }
+        if (!h.get().topic().equals(topic)) {
+            throw new IllegalArgumentException("savepoint " + savepoint + " is a backfill of topic " + h.get().topic() + ", not " + topic);
+        }
+        return h;
+    }
+
+    /** Quiet must outlast an idle batch's wait, the checkpoint that seals it and the one that commits its pushes. */
+    static Duration quietFloor(Configuration conf, Duration checkpointInterval) {
+        return conf.get(TrainingOptions.MAX_WAIT).plus(checkpointInterval.multipliedBy(3)).plusSeconds(1);
+    }
+
+    private static Duration effectiveIdle(Settings s, Configuration conf) {
+        if (s.untilIdle() == null) {
+            return null;
+        }
+        Duration floor = quietFloor(conf, s.checkpointInterval());
+        if (s.untilIdle().compareTo(floor) < 0) {
+            s.progress().println("train: --until-idle raised to " + floor.toMillis() / 1000.0 + " s (max-wait + 3 checkpoint intervals + 1 s)");
+            return floor;
+        }
+        return s.untilIdle();
+    }
+
+    private static Map<TopicPartition, Long> freshStart(KafkaProgress kafka, Configuration conf, String topic) throws Exception {
+        switch (conf.get(TrainingOptions.START_FROM)) {
+            case "latest":
+                return kafka.endOffsets(topic);
+            case "committed":
+                return withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+            default:
+                return kafka.startOffsets(topic);
+        }
+    }
+
+    private static Map<TopicPartition, Long> withFloor(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> floor) {
+        Map<TopicPartition, Long> result = new HashMap<>(floor);
+        result.putAll(offsets);
+        return result;
+    }
+
+    private static String progressLine(ProgressWatch w, MetricsFollower metrics, TrainingCluster flink, double seconds) {
+        double[] window = metrics.window();
+        long checkpoints = -1;
+        long restarts = -1;
+        int parallelism = -1;
+        try {
+            JobMonitor monitor = flink.monitor();
+            // Not while the JobManager initializes the job: asking then for its checkpoint statistics
+            // makes Flink log an ERROR with a stack trace.
+            if (monitor.state().filter(s -> s != JobStatus.INITIALIZING).isPresent()) {
+                checkpoints = monitor.checkpoints().completed();
+                restarts = monitor.restarts() + flink.jobManagerRecoveries();
+                parallelism = monitor.parallelism();
+            }
+        } catch (Exception e) {
+            // REST not ready yet; show -1
+        }
+        return String.format(Locale.ROOT,
+                "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f"
+                        + " checkpoints=%d restarts=%d parallelism=%d",
+                seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
+                window[0], window[1], checkpoints, restarts, parallelism);
+    }
+}

@@ -1,0 +1,80 @@
+package io.streamtrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.export.CheckpointRows;
+import io.streamtrain.export.ExportedRow;
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.ps.PsOptions;
+import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.run.TrainingRun;
+import io.streamtrain.train.run.TrainingSummary;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A training topic written by transactions (the joiner's output, a SQL table's staging topic):
+ * commit markers take offsets that no consumer reads, so `--until-idle` must still see the run
+ * caught up and end, `records=` must count records rather than offsets, and an aborted
+ * transaction's records must not be trained.
+ */
+class TransactionalInputIT {
+    private final KafkaFixture kafka = KafkaFixture.shared();
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void untilIdleEndsOnATransactionalTopicAndCountsItsCommittedRecordsOnce(@TempDir Path checkpoints) throws Exception {
+        String topic = "txn-input-" + System.nanoTime();
+        kafka.createTopic(topic, 3);
+        TestExamples committed = new TestExamples(7);
+        TestExamples aborted = new TestExamples(8);
+        Properties p = new Properties();
+        p.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-writer");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            for (int txn = 0; txn < 6; txn++) {
+                producer.beginTransaction();
+                (txn == 3 ? aborted : committed).produce(producer, topic, 500);
+                if (txn == 3) {
+                    producer.abortTransaction();
+                } else {
+                    producer.commitTransaction();
+                }
+            }
+        }
+
+        TrainingSummary summary = TrainingRun.run(settings(topic, checkpoints));
+        System.err.println("run: " + summary.line());
+
+        assertEquals(2_500, summary.records(), "committed records, not offsets (markers and aborted records take offsets too): " + summary.line());
+        assertTrue(summary.checkpoints() >= 1, summary.line());
+        List<ExportedRow> rows = CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints));
+        committed.assertCountedExactlyOnce(rows);
+    }
+
+    private TrainingRun.Settings settings(String topic, Path checkpoints) {
+        Configuration conf = new Configuration();
+        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        conf.set(TrainingOptions.TOPIC, topic);
+        conf.set(TrainingOptions.NAME, topic);
+        conf.set(TrainingOptions.MODEL, "lr");
+        conf.set(TrainingOptions.BATCH_SIZE, 64);
+        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
+        conf.set(PsOptions.DIM, 1);
+        conf.set(PsOptions.OPTIMIZER, "count");
+        return new TrainingRun.Settings(conf, checkpoints, 1, Duration.ofMillis(500), Duration.ofSeconds(3), true, System.err);
+    }
+}
