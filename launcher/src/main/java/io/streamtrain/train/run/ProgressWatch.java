@@ -105,6 +105,9 @@ final class ProgressWatch {
         try {
             double n = flink.monitor().sumOfMetric("batcher", "recordsAwaitingBatch");
             return Double.isNaN(n) ? 0 : n;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the run is being stopped: the next sleep says so
+            return 0;
         } catch (Exception e) {
             return 0;
         }

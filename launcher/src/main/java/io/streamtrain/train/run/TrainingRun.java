@@ -233,6 +233,8 @@ public final class TrainingRun {
                 restarts = monitor.restarts() + flink.jobManagerRecoveries();
                 parallelism = monitor.parallelism();
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the run is being stopped: the next sleep says so
         } catch (Exception e) {
             // REST not ready yet; show -1
         }
