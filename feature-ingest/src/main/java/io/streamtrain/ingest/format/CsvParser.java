@@ -111,6 +111,32 @@ public final class CsvParser implements LineParser {
         }, lineNumber);
     }
 
+    /**
+     * True while {@code record} ends inside a quoted field: RFC 4180 lets one hold line breaks, so
+     * the record goes on with the next line.
+     */
+    @Override
+    public boolean continuesOnNextLine(String record) {
+        if (record.indexOf('"') < 0) {
+            return false;
+        }
+        try {
+            split(strip(record));
+            return false;
+        } catch (UnclosedQuote e) {
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** The input ends inside a quoted field. */
+    private static final class UnclosedQuote extends IllegalArgumentException {
+        UnclosedQuote(Throwable cause) {
+            super("unclosed quote", cause);
+        }
+    }
+
     private static String strip(String line) {
         return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
     }
@@ -130,7 +156,7 @@ public final class CsvParser implements LineParser {
             return values;
         } catch (JsonProcessingException e) {
             String why = e.getOriginalMessage();
-            throw new IllegalArgumentException(why.startsWith(UNCLOSED_QUOTE) ? "unclosed quote" : why, e);
+            throw why.startsWith(UNCLOSED_QUOTE) ? new UnclosedQuote(e) : new IllegalArgumentException(why, e);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // reading a String does not fail
         }

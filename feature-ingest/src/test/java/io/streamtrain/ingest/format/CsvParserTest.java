@@ -100,6 +100,18 @@ class CsvParserTest {
     }
 
     @Test
+    void aRecordGoesOnWhileAQuotedFieldIsOpen() throws Exception {
+        LineParser p = people();
+        assertTrue(p.continuesOnNextLine("r,1,1,\"first line"), "a quoted field open at the line's end");
+        assertTrue(p.continuesOnNextLine("r,1,1,\"first line\n\"\"quoted\"\" second"), "still open after a doubled quote");
+        assertFalse(p.continuesOnNextLine("r,1,1,\"first line\r\nsecond\",,,,,"), "closed on the second line");
+        assertFalse(p.continuesOnNextLine("r,1,1,5\" screen,,,,,"), "a quote inside an unquoted field opens nothing");
+        assertFalse(p.continuesOnNextLine("r,1,1,alice,,,,,"));
+        assertFalse(LineFormat.LIBSVM.parser(ParserAssertions.options("s")).continuesOnNextLine("1 \"3:1"), "only CSV records span lines");
+        features(ok(p, "r,1,1,\"first line\r\nsecond\",,,,,"), f(0, expectedId(0, "first line\r\nsecond", 20), 1f));
+    }
+
+    @Test
     void declaredColumnsDelimiterAndHeaderChecks() throws Exception {
         LineParser p = LineFormat.CSV.parser(ParserAssertions.options("s"), mapping("people-columns.json"));
         assertFalse(p.expectsHeader());
