@@ -69,6 +69,8 @@ import org.rocksdb.CompressionType;
 public final class TrainingJob {
     public static final String EXAMPLES_SOURCE_UID = OperatorUids.EXAMPLES_SOURCE;
     public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
+    /** The feedback source's uid: a run reads its progress through the pushes from its checkpoints' split state. */
+    public static final String FEEDBACK_SOURCE_UID = "streamtrain-feedback-source";
 
     private TrainingJob() {}
 
@@ -105,7 +107,13 @@ public final class TrainingJob {
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
         return env.fromSource(new PromptCommitSource<>(examplesBuilder.build()), WatermarkStrategy.noWatermarks(), "examples")
-                .uid(backfill ? backfillSourceUid(stop) : EXAMPLES_SOURCE_UID);
+                .uid(examplesSourceUid(conf));
+    }
+
+    /** The uid of the examples source of the job {@code conf} configures: a backfill's is its range's own. */
+    public static String examplesSourceUid(Configuration conf) {
+        Map<Integer, Long> stop = stopOffsets(conf);
+        return stop.isEmpty() ? EXAMPLES_SOURCE_UID : backfillSourceUid(stop);
     }
 
     /** The training loop on {@code records}: batcher, PS and worker, with their outputs not yet sunk. */
@@ -143,7 +151,7 @@ public final class TrainingJob {
                 .setProperty("partition.discovery.interval.ms", "30000")
                 .build();
         DataStream<Push> pushes = env.fromSource(new PromptCommitSource<>(feedback), WatermarkStrategy.noWatermarks(), "feedback")
-                .uid("streamtrain-feedback-source");
+                .uid(FEEDBACK_SOURCE_UID);
 
         SingleOutputStreamOperator<PulledRows> rows = pulls
                 .keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT)
