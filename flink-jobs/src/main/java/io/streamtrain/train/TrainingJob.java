@@ -191,7 +191,7 @@ public final class TrainingJob {
     /**
      * The settings the job relies on, whatever cluster runs it: checkpoints retained on cancellation
      * (export reads them), and defaults for what a cluster might leave unset (unaligned checkpoints,
-     * RocksDB, incremental checkpoints, restarts forever, max parallelism).
+     * RocksDB, incremental checkpoints, bounded restarts, max parallelism).
      */
     public static Configuration withRequiredSettings(Configuration conf) {
         Configuration c = new Configuration(conf);
@@ -220,9 +220,18 @@ public final class TrainingJob {
         // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
         setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
         setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        // Restarts with growing delays, and a limit: a failure that comes back within 20 s of each of
+        // 5 restarts (a bad setting, a damaged checkpoint) fails the job, and the run ends with its
+        // cause, in about half a minute. A job that ran 20 s since its last restart starts the count
+        // afresh, so lost TaskManagers (chaos kills one every 30 s) are recovered without end.
+        if (!c.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
+            c.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(10));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofSeconds(20));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 5);
+        }
         if (c.get(PipelineOptions.MAX_PARALLELISM) <= 0) {
             c.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
         }
