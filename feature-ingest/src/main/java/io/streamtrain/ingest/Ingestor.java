@@ -1,14 +1,13 @@
 package io.streamtrain.ingest;
 
+import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseResult;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -45,11 +44,9 @@ public final class Ingestor {
     /** Ingests a file, or stdin for {@code "-"}; dead letters name the path as given. */
     public static IngestStats ingestFile(IngestSettings settings, String file, LineParser parser) {
         if ("-".equals(file)) {
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
-            return ingestLines(settings, in, "stdin", parser);
+            return ingestLines(settings, new InputLines(System.in), "stdin", parser);
         }
-        try (BufferedReader in = new BufferedReader(
-                new InputStreamReader(Files.newInputStream(Path.of(file)), StandardCharsets.UTF_8), 1 << 16)) {
+        try (InputLines in = new InputLines(Files.newInputStream(Path.of(file)))) {
             return ingestLines(settings, in, file, parser);
         } catch (NoSuchFileException e) {
             throw new IngestException("no such file: " + file, e);
@@ -59,17 +56,17 @@ public final class Ingestor {
     }
 
     /**
-     * Ingests lines; line numbers are 1-based and count a header line (which a CSV parser reads first). Bytes that are not UTF-8 in a file read as U+FFFD
-     * (a replacing decoder): one bad byte must not abort a long run, and such a line usually
-     * ends up rejected.
+     * Ingests lines; line numbers are 1-based and count a header line (which a CSV parser reads
+     * first). A rejected line's dead letter carries the bytes it was read from, even where they
+     * are not UTF-8 (see {@link InputLines}).
      */
-    public static IngestStats ingestLines(IngestSettings settings, BufferedReader lines, String source, LineParser parser) {
+    public static IngestStats ingestLines(IngestSettings settings, InputLines lines, String source, LineParser parser) {
         try (Run run = new Run(settings)) {
             long lineNumber = 0;
             String line;
             try {
                 if (parser.expectsHeader()) {
-                    String header = lines.readLine();
+                    String header = lines.next();
                     if (header == null) {
                         return run.finish();
                     }
@@ -80,13 +77,13 @@ public final class Ingestor {
                         throw new IngestException(source + " line 1 (header): " + e.getMessage(), e);
                     }
                 }
-                while ((line = lines.readLine()) != null) {
+                while ((line = lines.next()) != null) {
                     lineNumber++;
                     ParseResult result = parser.parse(line, lineNumber);
                     if (result instanceof ParseResult.Ok ok) {
                         run.example(ok.example());
                     } else {
-                        run.deadLetter(DeadLetters.forLine(source, lineNumber, (ParseResult.Rejected) result, line, Instant.now()));
+                        run.deadLetter(DeadLetters.forLine(source, lineNumber, (ParseResult.Rejected) result, lines.bytes(), Instant.now()));
                     }
                 }
             } catch (IOException e) {

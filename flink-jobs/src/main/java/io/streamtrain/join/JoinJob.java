@@ -31,6 +31,10 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * only once both streams have passed its end.
  */
 public final class JoinJob {
+    /** The names of the joiner's two inputs, in their operators' names and uids. */
+    public static final String IMPRESSIONS = "impressions";
+    public static final String CLICKS = "clicks";
+
     private JoinJob() {}
 
     public static void build(StreamExecutionEnvironment env, Configuration conf) throws IOException {
@@ -41,9 +45,9 @@ public final class JoinJob {
         FeatureMapping mapping = FeatureMapping.load(conf.get(JoinOptions.MAPPING));
 
         SingleOutputStreamOperator<JoinEvent> impressions = readable(env, conf,
-                source(conf, impressionsTopic, JoinOptions.impressionsGroup(conf), JoinEventDeserializer.impressions()), "impressions");
+                source(conf, impressionsTopic, JoinOptions.impressionsGroup(conf), JoinEventDeserializer.impressions()), IMPRESSIONS);
         SingleOutputStreamOperator<JoinEvent> clicks = readable(env, conf,
-                source(conf, clicksTopic, JoinOptions.clicksGroup(conf), JoinEventDeserializer.clicks()), "clicks");
+                source(conf, clicksTopic, JoinOptions.clicksGroup(conf), JoinEventDeserializer.clicks()), CLICKS);
 
         SingleOutputStreamOperator<JoinedExample> joined = impressions
                 .keyBy(e -> e.impressionId, Types.STRING)
@@ -99,7 +103,7 @@ public final class JoinJob {
 
     private static SingleOutputStreamOperator<JoinEvent> readable(StreamExecutionEnvironment env, Configuration conf,
             KafkaSource<JoinEvent> source, String name) {
-        DataStream<JoinEvent> events = env.fromSource(new PromptCommitSource<>(source), watermarks(conf), name).uid("streamtrain-join-" + name + "-source");
+        DataStream<JoinEvent> events = env.fromSource(new PromptCommitSource<>(source), watermarks(conf), name).uid(sourceUid(name));
         return events.process(new ReadableOnly()).uid("streamtrain-join-" + name + "-readable").name(name + "-readable");
     }
 
@@ -114,6 +118,11 @@ public final class JoinJob {
     /** Same defaults as the training job (unaligned checkpoints retained on cancel, RocksDB, restarts). */
     public static Configuration withRequiredSettings(Configuration conf) {
         return TrainingJob.withRequiredSettings(conf);
+    }
+
+    /** The uid of the source of {@link #IMPRESSIONS} or {@link #CLICKS}: a run reads its progress from their split state. */
+    public static String sourceUid(String input) {
+        return "streamtrain-join-" + input + "-source";
     }
 
     public static String jobName(Configuration conf) {

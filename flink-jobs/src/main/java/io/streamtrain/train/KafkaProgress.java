@@ -24,8 +24,10 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the brokers know about a training run: topic end offsets and the offsets the job's
- * sources committed when their checkpoints completed. Works the same for a local or remote job.
+ * What the brokers know about a training run's topics: their start and end offsets, the records
+ * in a range, and a consumer group's committed offsets (where {@code --start-from committed}
+ * starts). A run's own progress comes from its checkpoints instead (the launcher's CheckpointedProgress):
+ * a group also holds what earlier runs of the same name committed.
  */
 public final class KafkaProgress implements AutoCloseable {
     private final String bootstrap;
@@ -99,13 +101,6 @@ public final class KafkaProgress implements AutoCloseable {
         Map<TopicPartition, Long> result = new HashMap<>();
         found.forEach((tp, offset) -> result.put(tp, offset < 0 ? end.get(tp) : offset));
         return result;
-    }
-
-    /** Sets the group's committed offsets (creating the group): a fresh run's progress starts there. */
-    public void resetCommitted(String group, Map<TopicPartition, Long> offsets) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> request = new HashMap<>();
-        offsets.forEach((tp, o) -> request.put(tp, new OffsetAndMetadata(o)));
-        admin.alterConsumerGroupOffsets(group, request).all().get();
     }
 
     /** Offsets the consumer group committed for the topic; partitions without a commit are absent. */

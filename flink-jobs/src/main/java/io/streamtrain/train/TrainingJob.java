@@ -69,6 +69,8 @@ import org.rocksdb.CompressionType;
 public final class TrainingJob {
     public static final String EXAMPLES_SOURCE_UID = OperatorUids.EXAMPLES_SOURCE;
     public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
+    /** The feedback source's uid: a run reads its progress through the pushes from its checkpoints' split state. */
+    public static final String FEEDBACK_SOURCE_UID = "streamtrain-feedback-source";
 
     private TrainingJob() {}
 
@@ -105,7 +107,13 @@ public final class TrainingJob {
                 .setProperty("isolation.level", "read_committed")
                 .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
         return env.fromSource(new PromptCommitSource<>(examplesBuilder.build()), WatermarkStrategy.noWatermarks(), "examples")
-                .uid(backfill ? backfillSourceUid(stop) : EXAMPLES_SOURCE_UID);
+                .uid(examplesSourceUid(conf));
+    }
+
+    /** The uid of the examples source of the job {@code conf} configures: a backfill's is its range's own. */
+    public static String examplesSourceUid(Configuration conf) {
+        Map<Integer, Long> stop = stopOffsets(conf);
+        return stop.isEmpty() ? EXAMPLES_SOURCE_UID : backfillSourceUid(stop);
     }
 
     /** The training loop on {@code records}: batcher, PS and worker, with their outputs not yet sunk. */
@@ -143,7 +151,7 @@ public final class TrainingJob {
                 .setProperty("partition.discovery.interval.ms", "30000")
                 .build();
         DataStream<Push> pushes = env.fromSource(new PromptCommitSource<>(feedback), WatermarkStrategy.noWatermarks(), "feedback")
-                .uid("streamtrain-feedback-source");
+                .uid(FEEDBACK_SOURCE_UID);
 
         SingleOutputStreamOperator<PulledRows> rows = pulls
                 .keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT)
@@ -183,7 +191,7 @@ public final class TrainingJob {
     /**
      * The settings the job relies on, whatever cluster runs it: checkpoints retained on cancellation
      * (export reads them), and defaults for what a cluster might leave unset (unaligned checkpoints,
-     * RocksDB, incremental checkpoints, restarts forever, max parallelism).
+     * RocksDB, incremental checkpoints, bounded restarts, max parallelism).
      */
     public static Configuration withRequiredSettings(Configuration conf) {
         Configuration c = new Configuration(conf);
@@ -212,9 +220,18 @@ public final class TrainingJob {
         // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
         setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
         setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        // Restarts with growing delays, and a limit: a failure that comes back within 20 s of each of
+        // 5 restarts (a bad setting, a damaged checkpoint) fails the job, and the run ends with its
+        // cause, in about half a minute. A job that ran 20 s since its last restart starts the count
+        // afresh, so lost TaskManagers (chaos kills one every 30 s) are recovered without end.
+        if (!c.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
+            c.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(10));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofSeconds(20));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 5);
+        }
         if (c.get(PipelineOptions.MAX_PARALLELISM) <= 0) {
             c.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
         }

@@ -1,10 +1,12 @@
 package io.streamtrain.ingest;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ingest.format.FeatureHashing;
+import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.synthetic.PlantedFm;
@@ -13,8 +15,8 @@ import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
 import io.streamtrain.testing.KafkaFixture;
-import java.io.BufferedReader;
-import java.io.StringReader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -95,6 +97,49 @@ class IngestCommandTest {
             assertEquals(file.toString(), d.getSource());
             assertTrue(!d.getDetail().isEmpty() || d.getReason().equals("empty"));
         }
+    }
+
+    @Test
+    void linesEndOnlyAtLfOrCrlfAndDeadLettersKeepTheOriginalBytes() throws Exception {
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        file.write("1 1:1\r\n".getBytes(StandardCharsets.US_ASCII));          // 1 good (CRLF)
+        byte[] lineWithCr = "0 2:1\r3:1".getBytes(StandardCharsets.US_ASCII);  // 2 one line, rejected: a lone CR does not end it
+        file.write(lineWithCr);
+        file.write('\n');
+        byte[] notUtf8 = {'1', ' ', (byte) 0xe9, ':', '1'};                    // 3 Latin-1 'é', not UTF-8: rejected
+        file.write(notUtf8);
+        file.write('\n');
+        file.write("0 4:1\n".getBytes(StandardCharsets.US_ASCII));            // 4 good: the line number after them is right
+        Path path = dir.resolve("mixed-endings.svm");
+        Files.write(path, file.toByteArray());
+        String topic = "ingest-line-ends";
+
+        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "libsvm",
+                "--file", path.toString(), "--partitions", "1");
+
+        assertEquals(0, r.exitCode, r.err);
+        Matcher m = SUMMARY.matcher(r.out.strip());
+        assertTrue(m.matches(), r.out);
+        assertEquals("2", m.group(1));
+        assertEquals("2", m.group(2));
+        AvroCodec<Example> examples = AvroCodec.of(Example.class);
+        List<String> ids = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
+            ids.add(examples.decode(rec.value()).getId());
+        }
+        ids.sort(Comparator.naturalOrder());
+        assertEquals(List.of("mixed-endings.svm:1", "mixed-endings.svm:4"), ids);
+        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
+        Map<String, byte[]> payloads = new java.util.TreeMap<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
+            DeadLetter d = dlq.decode(rec.value());
+            byte[] payload = new byte[d.getPayload().remaining()];
+            d.getPayload().get(payload);
+            payloads.put(d.getLocation(), payload);
+        }
+        assertEquals(List.of("line:2", "line:3"), List.copyOf(payloads.keySet()));
+        assertArrayEquals(lineWithCr, payloads.get("line:2"));
+        assertArrayEquals(notUtf8, payloads.get("line:3"));
     }
 
     @Test
@@ -195,7 +240,8 @@ class IngestCommandTest {
         String big = "1" + " 1:1".repeat(100);
         var parser = LineFormat.LIBSVM.parser(ParseOptions.defaults("big"));
         IngestException e = assertThrows(IngestException.class,
-                () -> Ingestor.ingestLines(settings, new BufferedReader(new StringReader(big + "\n")), "big", parser));
+                () -> Ingestor.ingestLines(settings, new InputLines(new ByteArrayInputStream((big + "\n").getBytes(StandardCharsets.UTF_8))),
+                        "big", parser));
         assertTrue(e.getMessage().contains("not acknowledged"), e.getMessage());
     }
 

@@ -18,9 +18,11 @@ final class AppliedNotices {
     /** Insertion order keeps the notices of a partition in batch order. */
     private final Map<BatchId, PushApplied> open = new LinkedHashMap<>();
 
-    /** Counts one handled push of (source partition, batch sequence). */
-    void add(int sourcePartition, long batchSeq) {
+    /** Counts one handled push of (source partition, batch sequence); true if it opens a window, which then needs a flush. */
+    boolean add(int sourcePartition, long batchSeq) {
+        boolean opens = open.isEmpty();
         open.computeIfAbsent(new BatchId(sourcePartition, batchSeq), id -> new PushApplied(sourcePartition, batchSeq, 0)).pushes++;
+        return opens;
     }
 
     boolean isEmpty() {

@@ -1,6 +1,7 @@
 package io.streamtrain.ps;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ps.message.PushApplied;
@@ -24,6 +25,16 @@ class AppliedNoticesTest {
         assertNotice(done.get(2), 3, 11, 1);
         assertTrue(notices.isEmpty(), "nothing is open after a flush");
         assertTrue(notices.flush().isEmpty());
+    }
+
+    @Test
+    void onlyTheFirstNoticeOfAWindowAsksForAFlush() {
+        AppliedNotices notices = new AppliedNotices();
+        assertTrue(notices.add(3, 10));
+        assertFalse(notices.add(3, 10));
+        assertFalse(notices.add(1, 4));
+        notices.flush();
+        assertTrue(notices.add(1, 4), "a flush closes the window");
     }
 
     @Test

@@ -2,51 +2,46 @@ package io.streamtrain.train.batch;
 
 import io.streamtrain.ps.message.PushApplied;
 import java.io.Serializable;
-import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Properties;
+import java.util.concurrent.ScheduledFuture;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.flink.util.function.ThrowingRunnable;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Credit-based flow control for one batcher subtask: before it sends another batch, at most
  * {@code maxInFlight} of its batches may be pulled but not yet applied by the PS. The PS announces
- * the pushes it handles on the applied topic ({@link PushApplied}, counted per batch); a batch is
- * done when all its pushes (one per pull) are announced. Without this bound the PS answers pulls faster than it
- * applies pushes during a backlog, and gradients get seconds stale (docs/ARCHITECTURE.md,
- * "Staleness").
+ * the pushes it handles on the applied topic ({@link PushApplied}, counted per batch, followed by
+ * {@link AppliedNoticeFeed}); a batch is done when all its pushes (one per pull) are announced.
+ * Without this bound the PS answers pulls faster than it applies pushes during a backlog, and
+ * gradients get seconds stale (docs/ARCHITECTURE.md, "Staleness").
+ *
+ * <p>A wait does not block the task thread: it yields to the task's mailbox, which runs the notice
+ * hand-overs, the wait's own deadline timer, and this operator's other mails, until a credit is
+ * free or the wait runs out. Input records and checkpoint barriers stay queued meanwhile, as they
+ * did behind a blocking wait, so the bound still throttles the source.
  *
  * <p>Only pacing depends on it, never the model. A wait goes on while notices keep arriving (the
  * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then one batch goes
  * past the bound, and after {@code maxInFlight} of them the bound is suspended, because under
  * aligned checkpoints the likely cause is a checkpoint: the PS, aligning barriers, holds its push
- * input until the batcher forwards its barrier, which it cannot do while it waits (see
- * {@link #awaitCredit}). (Under unaligned checkpoints, the job's default, nothing holds the PS back
- * for the batcher, and a wait runs out only in the PS's own pauses.) The bound holds again
- * at the batcher's next snapshot or at the next notice, whichever comes first: a notice means the
- * PS applies pushes, so nothing holds it up. From the batcher's snapshot to the next notice a wait
- * does not run out at all: the PS is then finishing its alignment and taking its own snapshot,
- * which end by themselves, and batches sent into that pause only queue behind it (more rate and a
- * lower p99 in three of four pairs: docs/benchmarks.md, 2026-12-07). (A fixed cap on each wait ran out whenever the PS
- * needed longer than it per batch, and the suspended bound then let thousands of pushes queue. And
- * until the next snapshot alone, the PS's own pauses, its write-backs and snapshots, suspended the
- * bound for most of every checkpoint interval: docs/benchmarks.md.)
+ * input until the batcher forwards its barrier, which it cannot do while it waits. (Under unaligned
+ * checkpoints, the job's default, nothing holds the PS back for the batcher, and a wait runs out
+ * only in the PS's own pauses.) The bound holds again at the batcher's next snapshot or at the
+ * next notice, whichever comes first: a notice means the PS applies pushes, so nothing holds it
+ * up. From the batcher's snapshot to the next notice a wait does not run out at all: the PS is then
+ * finishing its alignment and taking its own snapshot, which end by themselves, and batches sent
+ * into that pause only queue behind it (docs/benchmarks.md).
  */
 public final class BatchCredits implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(BatchCredits.class);
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
     /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
     private static final int REMEMBERED_FACTOR = 16;
     /** A wait ends after this long even while notices of other batches arrive (ours were lost). */
@@ -57,7 +52,10 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private final int maxInFlight;
     private final long maxWaitMs;
 
-    private transient KafkaConsumer<byte[], byte[]> consumer;
+    private transient AppliedNoticeFeed feed;
+    private transient ProcessingTimeService time;
+    private transient MailboxExecutor mailbox;
+    private transient ThrowingRunnable<InterruptedException> yieldToMailbox;
     /** (source partition, batch sequence) → pushes not yet announced, oldest first. */
     private transient LinkedHashMap<BatchId, int[]> inFlight;
     /**
@@ -67,12 +65,15 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private transient int overdraft;
     /** The batcher's barrier has passed and no notice came since: the PS's snapshot, which ends by itself. */
     private transient boolean psSnapshotting;
+    /** Notices taken since the start: a wait sees whether any came while it yielded. */
+    private transient volatile long noticesTaken;
+    private transient volatile boolean waiting;
     private transient Counter waitedMs;
     private transient Counter waitsRunOut;
 
     /**
      * @param maxInFlight batches per batcher subtask pulled but not yet applied; 0 turns flow control off
-     * @param maxWaitMs the longest one wait for a credit may take
+     * @param maxWaitMs the longest one wait for a credit may take without any notice
      */
     public BatchCredits(String bootstrapServers, String topic, int maxInFlight, long maxWaitMs) {
         this.bootstrapServers = bootstrapServers;
@@ -81,9 +82,18 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         this.maxWaitMs = maxWaitMs;
     }
 
-    /** Starts following the applied topic from its end: only this run's batches count. */
-    public void open(MetricGroup batcherGroup) {
+    /**
+     * Starts following the applied topic from its end: only this run's batches count.
+     *
+     * @param mailbox the batcher operator's mailbox, which takes the notices' hand-overs
+     * @param yieldToMailbox runs one mail of it (waiting for one), with the operator's key context kept
+     */
+    void open(MetricGroup batcherGroup, MailboxExecutor mailbox, ThrowingRunnable<InterruptedException> yieldToMailbox,
+              ProcessingTimeService time, String threadName) {
         inFlight = new LinkedHashMap<>();
+        this.time = time;
+        this.mailbox = mailbox;
+        this.yieldToMailbox = yieldToMailbox;
         waitedMs = batcherGroup.counter("creditWaitMs");
         waitsRunOut = batcherGroup.counter("creditWaitsRunOut");
         batcherGroup.gauge("batchesInFlight", () -> inFlight == null ? 0 : inFlight.size());
@@ -91,24 +101,15 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             return;
         }
         try {
-            consumer = newConsumer();
-            List<PartitionInfo> partitions = consumer.partitionsFor(topic, REQUEST_TIMEOUT);
-            if (partitions == null || partitions.isEmpty()) {
-                disable("topic " + topic + " does not exist");
-                return;
-            }
-            List<TopicPartition> assigned = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(assigned);
-            consumer.seekToEnd(assigned);
-            assigned.forEach(tp -> consumer.position(tp, REQUEST_TIMEOUT));
+            feed = AppliedNoticeFeed.start(bootstrapServers, topic, mailbox, this::takeNotices, threadName);
         } catch (KafkaException e) {
             disable(e.toString());
         }
     }
 
     /** A batch went out with {@code pushes} pulls; it holds a credit until all its pushes are announced. */
-    public void sent(int sourcePartition, long batchSeq, int pushes) {
-        if (consumer == null || pushes == 0) {
+    void sent(int sourcePartition, long batchSeq, int pushes) {
+        if (feed == null || pushes == 0) {
             return;
         }
         inFlight.put(new BatchId(sourcePartition, batchSeq), new int[] {pushes});
@@ -131,69 +132,90 @@ public final class BatchCredits implements Serializable, AutoCloseable {
      * the batcher's snapshot and the next notice a wait ends only with a notice (or after
      * {@link #HARD_CAP_MS}): that pause is the PS's snapshot, not something the batcher must get past.
      */
-    public void awaitCredit() {
-        // Notices are read only when the credits are used up: a poll per batch cost a quarter of
-        // the batcher thread in a profile, and a credit that is not short needs no news.
-        if (consumer == null || inFlight.size() < maxInFlight + overdraft) {
+    void awaitCredit() throws InterruptedException {
+        if (feed == null || inFlight.size() < bound()) {
             return;
         }
-        drain(Duration.ZERO);
-        if (inFlight.size() < maxInFlight + overdraft || overdraft >= maxInFlight) {
+        takeNotices();
+        if (feed == null || inFlight.size() < bound() || overdraft >= maxInFlight) {
             return;
         }
-        long start = System.currentTimeMillis();
+        long start = time.getCurrentProcessingTime();
         long lastNotice = start;
-        while (consumer != null && inFlight.size() >= maxInFlight + overdraft) {
-            long now = System.currentTimeMillis();
-            long left = (psSnapshotting ? start + HARD_CAP_MS : Math.min(lastNotice + maxWaitMs, start + HARD_CAP_MS)) - now;
-            if (left <= 0) {
-                waitsRunOut.inc();
-                overdraft++;
-                break;
+        long wakeAt = -1;
+        ScheduledFuture<?> wakeUp = null;
+        waiting = true;
+        try {
+            while (feed != null && inFlight.size() >= bound()) {
+                long now = time.getCurrentProcessingTime();
+                long deadline = psSnapshotting ? start + HARD_CAP_MS : Math.min(lastNotice + maxWaitMs, start + HARD_CAP_MS);
+                if (now >= deadline) {
+                    waitsRunOut.inc();
+                    overdraft++;
+                    break;
+                }
+                if (deadline != wakeAt) {
+                    if (wakeUp != null) {
+                        wakeUp.cancel(false);
+                    }
+                    // A mail at the deadline ends the yield below. (The task's timer callbacks run
+                    // as mails already; a test harness runs them on the thread that sets the time.)
+                    wakeUp = time.registerTimer(deadline, t -> mailbox.execute(() -> {}, "credit wait deadline"));
+                    wakeAt = deadline;
+                }
+                long before = noticesTaken;
+                yieldToMailbox.run();
+                if (noticesTaken > before) {
+                    lastNotice = time.getCurrentProcessingTime();
+                }
             }
-            if (drain(Duration.ofMillis(left)) > 0) {
-                lastNotice = System.currentTimeMillis();
+        } finally {
+            waiting = false;
+            if (wakeUp != null) {
+                wakeUp.cancel(false);
             }
         }
-        waitedMs.inc(System.currentTimeMillis() - start);
+        waitedMs.inc(time.getCurrentProcessingTime() - start);
+    }
+
+    /** True while {@link #awaitCredit} yields to the mailbox (for whatever else runs meanwhile). */
+    boolean waiting() {
+        return waiting;
     }
 
     /**
      * The batcher's barrier has passed: a wait can no longer hold up this checkpoint's alignment, and
      * until the next notice the PS is snapshotting.
      */
-    public void resume() {
+    void resume() {
         overdraft = 0;
         psSnapshotting = true;
     }
 
-    /**
-     * Reads the notices that arrived within {@code timeout}; returns how many. Any notice ends the
-     * overdraft: the PS is applying pushes, so no alignment holds it up.
-     */
-    private int drain(Duration timeout) {
-        int notices = 0;
-        try {
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
-                PushApplied applied = PushApplied.fromBytes(r.value());
-                if (applied == null) {
-                    continue;
-                }
-                notices++;
-                BatchId id = new BatchId(applied.sourcePartition, applied.batchSeq);
-                int[] left = inFlight.get(id);
-                if (left != null && (left[0] -= applied.pushes) <= 0) {
-                    inFlight.remove(id);
-                }
-            }
-        } catch (KafkaException e) {
-            disable(e.toString());
+    private int bound() {
+        return maxInFlight + overdraft;
+    }
+
+    /** On the task thread: counts the notices received off the batches in flight. Any notice ends the overdraft. */
+    private void takeNotices() {
+        if (feed == null) {
+            return;
         }
+        int notices = feed.drainTo(applied -> {
+            BatchId id = new BatchId(applied.sourcePartition, applied.batchSeq);
+            int[] left = inFlight.get(id);
+            if (left != null && (left[0] -= applied.pushes) <= 0) {
+                inFlight.remove(id);
+            }
+        });
         if (notices > 0) {
+            noticesTaken += notices;
             overdraft = 0;
             psSnapshotting = false;
         }
-        return notices;
+        if (feed.failure() != null) {
+            disable(feed.failure());
+        }
     }
 
     private void disable(String why) {
@@ -201,24 +223,11 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         close();
     }
 
-    private KafkaConsumer<byte[], byte[]> newConsumer() {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "5");
-        p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits");
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    }
-
     @Override
     public void close() {
-        if (consumer != null) {
-            try {
-                consumer.close(Duration.ofSeconds(1));
-            } catch (KafkaException e) {
-                LOG.debug("closing the credits consumer", e);
-            }
-            consumer = null;
+        if (feed != null) {
+            feed.close();
+            feed = null;
         }
     }
 
@@ -227,5 +236,15 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     /** For tests: batches currently holding a credit. */
     int inFlight() {
         return inFlight.size();
+    }
+
+    /** For tests: notices taken so far. */
+    long noticesTaken() {
+        return noticesTaken;
+    }
+
+    /** For tests: waits that ran out so far. */
+    long waitsRunOut() {
+        return waitsRunOut.getCount();
     }
 }

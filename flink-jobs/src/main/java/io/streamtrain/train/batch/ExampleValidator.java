@@ -26,41 +26,42 @@ public final class ExampleValidator implements Serializable {
     /** Exactly one of the two is set. */
     public record Verdict(BatchRecord record, Rejected deadLetter) {}
 
-    public Verdict validate(SourceRecord in) {
+    /** {@code now}: the rejection time a dead letter carries. */
+    public Verdict validate(SourceRecord in, long now) {
         if (codec == null) {
             codec = AvroCodec.of(Example.class);
         }
         if (in.value == null) {
-            return reject(in, "not-avro", "record has no value");
+            return reject(in, now, "not-avro", "record has no value");
         }
         Example example;
         try {
             example = codec.decode(in.value);
         } catch (Exception e) {
-            return reject(in, "not-avro", "not an Avro Example: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return reject(in, now, "not-avro", "not an Avro Example: " + e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         float label = example.getLabel();
         if (label != 0f && label != 1f) {
-            return reject(in, "bad-label", "label " + label + " is not 0 or 1");
+            return reject(in, now, "bad-label", "label " + label + " is not 0 or 1");
         }
         List<Feature> features = example.getFeatures();
         if (features.size() > maxFeatures) {
-            return reject(in, "too-many-features", features.size() + " features, limit " + maxFeatures);
+            return reject(in, now, "too-many-features", features.size() + " features, limit " + maxFeatures);
         }
         for (Feature f : features) {
             if (!Float.isFinite(f.getValue())) {
-                return reject(in, "non-finite-value", "feature " + f.getField() + ":" + f.getId() + " has value " + f.getValue());
+                return reject(in, now, "non-finite-value", "feature " + f.getField() + ":" + f.getId() + " has value " + f.getValue());
             }
             if (!FeatureKey.isValidInput(f.getField(), f.getId())) {
-                return reject(in, "feature-out-of-range", "feature " + f.getField() + ":" + f.getId() + " out of range");
+                return reject(in, now, "feature-out-of-range", "feature " + f.getField() + ":" + f.getId() + " out of range");
             }
         }
         ExampleRows rows = ExampleRows.of(features);
         return new Verdict(new BatchRecord(in.offset, in.timestamp, label, rows.keys(), rows.values()), null);
     }
 
-    private static Verdict reject(SourceRecord in, String reason, String detail) {
+    private static Verdict reject(SourceRecord in, long now, String reason, String detail) {
         return new Verdict(null, new Rejected(in.topic, DeadLetters.recordLocation(in.partition, in.offset), reason, detail,
-                in.value == null ? new byte[0] : in.value, System.currentTimeMillis()));
+                in.value == null ? new byte[0] : in.value, now));
     }
 }

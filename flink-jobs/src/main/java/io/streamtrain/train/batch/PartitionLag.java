@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.kafka.clients.admin.Admin;
@@ -38,13 +39,16 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     private transient long endFetchedAt;
     private transient Admin admin;
     private transient MetricGroup group;
+    /** The operator's processing time, read from the metrics thread too (its clock is thread-safe). */
+    private transient ProcessingTimeService time;
 
     public PartitionLag(String bootstrapServers, String topic) {
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
     }
 
-    public void open(MetricGroup batcherGroup) {
+    void open(MetricGroup batcherGroup, ProcessingTimeService time) {
+        this.time = time;
         next = new ConcurrentHashMap<>();
         end = new ConcurrentHashMap<>();
         group = batcherGroup;
@@ -75,7 +79,7 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     }
 
     private synchronized void maybeRefresh() {
-        long now = System.currentTimeMillis();
+        long now = time.getCurrentProcessingTime();
         if (fetching || now - endFetchedAt < REFRESH_MS || next.isEmpty()) {
             return;
         }

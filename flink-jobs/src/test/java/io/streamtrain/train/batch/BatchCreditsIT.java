@@ -1,186 +1,247 @@
 package io.streamtrain.train.batch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.testing.KafkaFixture;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.SimpleCounter;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.function.ThrowingRunnable;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
-/** Flow control against a real broker: how a wait for a credit ends. */
+/**
+ * Flow control through the batcher in Flink's operator test harness, with notices on a real broker:
+ * a batch waits for a credit, notices release it, and how a wait that gets none runs out. Every
+ * batch holds one record (batch size 1), so record {@code n} of partition 0 is batch {@code n}.
+ * A wait yields the test thread to the operator's mailbox; another thread acts meanwhile, and
+ * processing time moves only when it sets it.
+ */
 class BatchCreditsIT {
+    private static final long CREDIT_WAIT_MS = 100;
     private final KafkaFixture kafka = KafkaFixture.shared();
-    private final Map<String, Counter> counters = new HashMap<>();
 
     @Test
     void aWaitGoesOnWhileThePsAnnouncesOtherBatchesAndEndsWhenOursIsApplied() throws Exception {
-        String topic = topic();
-        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 500);
-                KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
-            credits.open(metrics());
-            credits.sent(0, 0, 2);
-            // The PS is busy with another batcher's batches for 1.5 s (three times the wait), then applies ours.
-            CompletableFuture<Void> announcing = CompletableFuture.runAsync(() -> {
-                for (int i = 0; i < 15; i++) {
-                    announce(ps, topic, new PushApplied(7, i, 1));
-                    sleep(100);
+        try (Loop loop = new Loop(1)) {
+            loop.send(0);
+            loop.send(1, () -> {
+                // The PS is busy with another batcher's batches for more than a wait, then applies ours.
+                for (int i = 1; i <= 3; i++) {
+                    loop.advanceTo(i * 90);
+                    loop.announce(new PushApplied(7, i, 1));
+                    loop.awaitNoticesTaken(i);
                 }
-                announce(ps, topic, new PushApplied(0, 0, 2));
+                loop.announce(new PushApplied(0, 0, loop.pushesOf(0)));
             });
-            credits.awaitCredit();
-            announcing.get(30, TimeUnit.SECONDS);
-            assertEquals(0, counters.get("creditWaitsRunOut").getCount(), "the wait did not run out while notices arrived");
-            assertEquals(0, credits.inFlight(), "it ended because our batch was announced");
-            assertTrue(counters.get("creditWaitMs").getCount() >= 1200, "it waited for the notice: " + counters.get("creditWaitMs").getCount() + " ms");
+            assertEquals(0, loop.credits.waitsRunOut(), "the wait did not run out while notices arrived");
+            assertEquals(2, loop.batchesOut());
+            assertEquals(1, loop.credits.inFlight(), "batch 0 returned its credit; batch 1 holds it");
         }
     }
 
     @Test
     void aWaitWithoutAnyNoticeRunsOutAndLiftsTheBoundUntilTheNextSnapshot() throws Exception {
-        String topic = topic();
-        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 200)) {
-            credits.open(metrics());
-            credits.sent(0, 0, 1);
-            credits.awaitCredit();
-            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "no notice came: the wait ran out");
+        try (Loop loop = new Loop(1)) {
+            loop.send(0);
+            loop.send(1, () -> loop.advanceTo(CREDIT_WAIT_MS));
+            assertEquals(1, loop.credits.waitsRunOut(), "no notice came: the wait ran out");
 
-            assertBoundLiftedUntilTheSnapshot(credits, topic, 1, 1);
+            loop.assertBoundLiftedUntilTheSnapshot(2, 1);
         }
     }
 
     @Test
     void eachWaitThatRunsOutLetsOneBatchPastTheBoundUntilTheBoundIsDoubled() throws Exception {
-        String topic = topic();
-        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 2, 100)) {
-            credits.open(metrics());
-            credits.sent(0, 0, 1);
-            credits.sent(0, 1, 1);
-            credits.awaitCredit();
-            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "two in flight, no notice: the wait ran out");
-            credits.awaitCredit();
-            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "one batch may go past the bound: no wait for it");
+        try (Loop loop = new Loop(2)) {
+            loop.send(0);
+            loop.send(1);
+            loop.send(2, () -> loop.advanceTo(CREDIT_WAIT_MS));
+            assertEquals(1, loop.credits.waitsRunOut(), "two in flight, no notice: the wait ran out");
+            loop.send(3, () -> loop.advanceTo(2 * CREDIT_WAIT_MS));
+            assertEquals(2, loop.credits.waitsRunOut(), "the next batch past the bound waits again");
 
-            credits.sent(0, 2, 1);
-            credits.awaitCredit();
-            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "the next batch past the bound waits again");
-
-            assertBoundLiftedUntilTheSnapshot(credits, topic, 3, 2); // twice the bound in flight
+            loop.assertBoundLiftedUntilTheSnapshot(4, 2); // twice the bound in flight
         }
     }
 
     @Test
     void aNoticeAfterTheBoundWasLiftedRestoresIt() throws Exception {
-        String topic = topic();
-        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 100);
-                KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
-            credits.open(metrics());
-            credits.sent(0, 0, 1);
-            credits.awaitCredit();
-            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "no notice came: the wait ran out");
-            credits.sent(0, 1, 1);
-            credits.awaitCredit();
-            assertEquals(1, counters.get("creditWaitsRunOut").getCount(), "the bound is lifted: no further wait");
+        try (Loop loop = new Loop(1)) {
+            loop.send(0);
+            loop.send(1, () -> loop.advanceTo(CREDIT_WAIT_MS));
+            loop.send(2);
+            assertEquals(1, loop.credits.waitsRunOut(), "the bound is lifted: no further wait");
 
             // The PS applies pushes again (another batcher's), while ours are still in flight: its
             // pause is over, so the batches let past count against the bound once more.
-            announce(ps, topic, new PushApplied(7, 0, 1));
-            long seq = 2;
-            long deadline = System.currentTimeMillis() + 10_000;
-            while (counters.get("creditWaitsRunOut").getCount() == 1 && System.currentTimeMillis() < deadline) {
-                credits.sent(0, seq++, 1);
-                credits.awaitCredit(); // goes at once while the notice is not yet read
-            }
-            assertEquals(2, counters.get("creditWaitsRunOut").getCount(), "once the notice was read, the next batch waited again");
+            loop.announce(new PushApplied(7, 0, 1));
+            loop.awaitHandOver(); // read when batch 3 finds no credit
+            loop.send(3, () -> {
+                loop.awaitNoticesTaken(1);
+                loop.advanceTo(3 * CREDIT_WAIT_MS);
+            });
+            assertEquals(2, loop.credits.waitsRunOut(), "once the notice was read, the next batch waited again");
         }
     }
 
     @Test
     void rightAfterTheSnapshotAWaitLastsUntilThePsAnnouncesAgain() throws Exception {
-        String topic = topic();
-        try (BatchCredits credits = new BatchCredits(kafka.bootstrapServers(), topic, 1, 100);
-                KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
-            credits.open(metrics());
-            credits.sent(0, 0, 1);
-            credits.resume(); // the batcher's snapshot: the PS is snapshotting now
-            // The PS is back after 800 ms (eight times the wait) and applies another batcher's push first.
-            CompletableFuture<Void> back = CompletableFuture.runAsync(() -> {
-                sleep(800);
-                announce(ps, topic, new PushApplied(7, 0, 1));
+        try (Loop loop = new Loop(1)) {
+            loop.send(0);
+            BatcherHarness.snapshot(loop.harness, 1); // the batcher's snapshot: the PS is snapshotting now
+            loop.send(1, () -> {
+                loop.advanceTo(8 * CREDIT_WAIT_MS);
+                loop.awaitParked();
+                assertEquals(0, loop.credits.waitsRunOut(), "no run-out during the PS's snapshot");
+                assertEquals(1, loop.batchesOut());
+                // The PS is back and applies another batcher's push first: our batch is still in flight.
+                loop.announce(new PushApplied(7, 0, 1));
+                loop.awaitNoticesTaken(1);
+                loop.advanceTo(9 * CREDIT_WAIT_MS);
             });
-            credits.awaitCredit();
-            back.get(30, TimeUnit.SECONDS);
-            long waited = counters.get("creditWaitMs").getCount();
-            assertTrue(waited >= 800, "no run-out during the PS's snapshot: waited " + waited + " ms");
-            assertEquals(1, counters.get("creditWaitsRunOut").getCount(),
-                    "after the notice our batch was still in flight, and the wait ran out as usual");
-            assertTrue(waited < 1900, "it did not wait for the hard cap: " + waited + " ms");
+            assertEquals(1, loop.credits.waitsRunOut(), "after the notice the wait ran out as usual");
         }
     }
 
-    /**
-     * Sends batch {@code seq} and checks that it goes without a wait (the bound is lifted, the
-     * run-outs stay at {@code runOuts}), and that after the batcher's snapshot, once the PS
-     * announces again, the next wait runs out again.
-     */
-    private void assertBoundLiftedUntilTheSnapshot(BatchCredits credits, String topic, long seq, long runOuts) {
-        credits.sent(0, seq, 1);
-        long before = counters.get("creditWaitMs").getCount();
-        credits.awaitCredit();
-        assertEquals(runOuts, counters.get("creditWaitsRunOut").getCount(), "the bound is lifted: no further wait");
-        assertEquals(before, counters.get("creditWaitMs").getCount());
+    /** The batcher with flow control at {@code maxInFlight}, its applied topic, and a PS stand-in that announces. */
+    private final class Loop implements AutoCloseable {
+        final String examples = "examples-" + System.nanoTime();
+        final String applied = "applied-" + System.nanoTime();
+        final BatchCredits credits;
+        final KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> harness;
+        final KafkaProducer<byte[], byte[]> ps = kafka.producer();
+        final Thread testThread = Thread.currentThread();
+        /** The send on the test thread is over. */
+        final AtomicBoolean done = new AtomicBoolean();
 
-        credits.resume(); // the batcher's snapshot
-        try (KafkaProducer<byte[], byte[]> ps = kafka.producer()) {
-            announce(ps, topic, new PushApplied(7, 0, 1)); // the PS's snapshot is over: another batcher's push applied
+        Loop(int maxInFlight) throws Exception {
+            kafka.createTopic(applied, 1);
+            String bootstrap = kafka.bootstrapServers();
+            credits = new BatchCredits(bootstrap, applied, maxInFlight, CREDIT_WAIT_MS);
+            // A max-wait far beyond the test's processing time: no idle check interferes.
+            harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, 1, 1_000_000, new ExampleValidator(100), 0,
+                    examples, new PartitionTail(bootstrap), new PartitionLag(bootstrap, examples), credits), 1, 0, null, 0);
         }
-        credits.awaitCredit();
-        assertEquals(runOuts + 1, counters.get("creditWaitsRunOut").getCount(), "after the snapshot the bound holds again");
-    }
 
-    private String topic() {
-        String topic = "applied-" + System.nanoTime();
-        kafka.createTopic(topic, 1);
-        return topic;
-    }
+        /** Sends batch {@code seq}, which must not wait for a credit. */
+        void send(long seq) throws Exception {
+            send(seq, () -> {
+                throw new AssertionError("batch " + seq + " waited for a credit");
+            });
+        }
 
-    private UnregisteredMetricsGroup metrics() {
-        return new UnregisteredMetricsGroup() {
-            @Override
-            public Counter counter(String name) {
-                return counter(name, new SimpleCounter());
+        /** Sends batch {@code seq}; if it waits for a credit, {@code whileWaiting} runs on another thread. */
+        void send(long seq, ThrowingRunnable<Exception> whileWaiting) throws Exception {
+            CompletableFuture<Void> helper = CompletableFuture.runAsync(() -> {
+                try {
+                    if (awaitParked()) {
+                        whileWaiting.run();
+                    }
+                } catch (Throwable t) {
+                    advanceTo(Long.MAX_VALUE / 2); // let the wait run out, so the test thread sees the failure
+                    throw t instanceof AssertionError a ? a : new AssertionError(t);
+                }
+            });
+            int before = batchesOut();
+            harness.processElement(BatcherHarness.record(examples, 0, seq, 0), 0);
+            done.set(true);
+            helper.get(30, TimeUnit.SECONDS);
+            done.set(false);
+            assertEquals(before + 1, batchesOut(), "batch " + seq + " went out");
+        }
+
+        /**
+         * Until the test thread waits for a credit, parked in the mailbox: true, or false once the
+         * send is over without a wait.
+         */
+        boolean awaitParked() {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!done.get()) {
+                Thread.State state = testThread.getState();
+                if (credits.waiting() && (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)) {
+                    return true;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the batcher neither waited nor finished");
+                }
+                Thread.onSpinWait();
             }
-
-            @Override
-            public <C extends Counter> C counter(String name, C counter) {
-                counters.put(name, counter);
-                return counter;
-            }
-        };
-    }
-
-    private static void announce(KafkaProducer<byte[], byte[]> producer, String topic, PushApplied notice) {
-        try {
-            producer.send(new ProducerRecord<>(topic, notice.toBytes())).get();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+            return false;
         }
-    }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        void awaitNoticesTaken(long n) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (credits.noticesTaken() < n) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("only " + credits.noticesTaken() + " notices taken, expected " + n);
+                }
+                Thread.onSpinWait();
+            }
+            awaitParked();
+        }
+
+        /** Until the notices that arrived are handed to the task thread's mailbox. */
+        void awaitHandOver() {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!harness.getTaskMailbox().hasMail()) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("no notice arrived");
+                }
+                Thread.onSpinWait();
+            }
+        }
+
+        void advanceTo(long ms) {
+            try {
+                harness.setProcessingTime(ms);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        void announce(PushApplied notice) {
+            try {
+                ps.send(new ProducerRecord<>(applied, notice.toBytes())).get();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        int pushesOf(long seq) {
+            return harness.extractOutputValues().stream().filter(b -> b.batchSeq == seq).findFirst().orElseThrow().pulls;
+        }
+
+        int batchesOut() {
+            return harness.extractOutputValues().size();
+        }
+
+        /**
+         * Sends batch {@code seq} and checks that it goes without a wait (the bound is lifted, the
+         * run-outs stay at {@code runOuts}), and that after the batcher's snapshot, once the PS
+         * announces again, the next wait runs out again.
+         */
+        void assertBoundLiftedUntilTheSnapshot(long seq, long runOuts) throws Exception {
+            send(seq);
+            assertEquals(runOuts, credits.waitsRunOut(), "the bound is lifted: no further wait");
+
+            BatcherHarness.snapshot(harness, 1); // the batcher's snapshot
+            announce(new PushApplied(7, 0, 1)); // the PS's snapshot is over: another batcher's push applied
+            long now = harness.getProcessingTime();
+            send(seq + 1, () -> {
+                awaitNoticesTaken(1);
+                advanceTo(now + 10 * CREDIT_WAIT_MS);
+            });
+            assertEquals(runOuts + 1, credits.waitsRunOut(), "after the snapshot the bound holds again");
+        }
+
+        @Override
+        public void close() throws Exception {
+            ps.close();
+            harness.close();
         }
     }
 }

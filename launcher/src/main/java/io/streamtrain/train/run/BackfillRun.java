@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
@@ -9,6 +10,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -22,10 +24,10 @@ import org.apache.kafka.common.TopicPartition;
  * {@code train --from-savepoint} continues from, plus its {@link Handover}.
  *
  * <p>"Done" is the until-idle rule of {@code train}, against the range's end instead of the
- * topic's: the source's committed offsets (moved only by completed checkpoints) reached the end of
- * every partition's range, every push in the feedback topic was applied in a completed checkpoint,
- * and nothing moved for max-wait + 3 checkpoint intervals (so the last, sealed batch of each
- * partition has been emitted, trained and applied). Only then is the job stopped with a savepoint.
+ * topic's: the source's offsets in the run's latest completed checkpoint reached the end of every
+ * partition's range, every push in the feedback topic was applied in a completed checkpoint, and
+ * nothing moved for max-wait + 3 checkpoint intervals (so the last, sealed batch of each partition
+ * has been emitted, trained and applied). Only then is the job stopped with a savepoint.
  */
 public final class BackfillRun {
     private static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
@@ -75,9 +77,12 @@ public final class BackfillRun {
             }
             conf.set(TrainingOptions.START_OFFSETS, TrainingOptions.offsetPairs(range.from()));
             conf.set(TrainingOptions.STOP_OFFSETS, TrainingOptions.offsetPairs(range.to()));
-            String group = TrainingOptions.backfillGroup(conf);
-            kafka.resetCommitted(group, range.fromOffsets());
             Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
+            // A restored feedback source goes on from its savepoint: pushes written after it are still to apply.
+            Map<TopicPartition, Long> feedbackProgressFrom = new HashMap<>(feedbackFrom);
+            if (restore.isPresent()) {
+                feedbackProgressFrom.putAll(SourceOffsets.of(restore.get(), TrainingJob.FEEDBACK_SOURCE_UID));
+            }
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
             TrainingJob.modelInfo(conf).write(b.outDir());
             Duration quiet = TrainingRun.quietFloor(conf, s.checkpointInterval());
@@ -88,8 +93,8 @@ public final class BackfillRun {
                         + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
                 flink.start(conf, restore, feedbackFrom);
                 out.println("backfill: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
-                ProgressWatch watch = new ProgressWatch(kafka, group, TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
-                        range.fromOffsets(), feedbackFrom, range::toOffsets);
+                ProgressWatch watch = new ProgressWatch(kafka, checkpoints, TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
+                        range.fromOffsets(), feedbackProgressFrom, range::toOffsets);
                 long started = System.nanoTime();
                 watch.awaitDone(flink, "backfill", out, seconds -> progressLine(watch, range, metrics, seconds),
                         () -> watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0);

@@ -3,6 +3,7 @@ package io.streamtrain.train.run;
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
@@ -28,7 +29,9 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Runs the training job on a local Flink (in this JVM) or on a local reactive cluster: resumes from the newest retained checkpoint in
  * the checkpoint directory if there is one, prints progress, and with {@code untilIdle} stops once
- * every record has been trained and every gradient applied in a completed checkpoint.
+ * every record has been trained and every gradient applied in a completed checkpoint. Progress and
+ * the summary come from the run's own checkpoints ({@link CheckpointedProgress}); a run that
+ * completed none, or whose job ended, fails instead of returning a summary.
  */
 public final class TrainingRun {
 
@@ -111,11 +114,15 @@ public final class TrainingRun {
                 conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
                 examplesFrom = new BackfillRange(topic, handover.get().offsets(), handover.get().offsets()).fromOffsets();
             } else if (resumeFrom.isPresent()) {
-                examplesFrom = withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+                examplesFrom = withFloor(SourceOffsets.of(resumeFrom.get(), TrainingJob.EXAMPLES_SOURCE_UID), kafka.startOffsets(topic));
             } else {
                 examplesFrom = freshStart(kafka, conf, topic);
             }
             Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
+            // A restored feedback source goes on from its checkpoint: pushes written after it are still to apply.
+            Map<TopicPartition, Long> feedbackProgressFrom = resumeFrom.isPresent()
+                    ? withFloor(SourceOffsets.of(resumeFrom.get(), TrainingJob.FEEDBACK_SOURCE_UID), feedbackFrom)
+                    : feedbackFrom;
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
 
             TrainingJob.modelInfo(conf).write(s.checkpointDir());
@@ -128,8 +135,8 @@ public final class TrainingRun {
                         + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
                 flink.start(conf, resumeFrom, feedbackFrom);
                 out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
-                ProgressWatch watch = new ProgressWatch(kafka, TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
-                        examplesFrom, feedbackFrom, () -> kafka.endOffsets(topic));
+                ProgressWatch watch = new ProgressWatch(kafka, s.checkpointDir(), TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
+                        examplesFrom, feedbackProgressFrom, () -> kafka.endOffsets(topic));
                 long started = System.nanoTime();
                 Thread main = Thread.currentThread();
                 Thread hook = new Thread(main::interrupt);
@@ -152,6 +159,10 @@ public final class TrainingRun {
                 long restarts = monitor.restarts() + flink.jobManagerRecoveries();
                 LoopReadings loop = LoopReadings.of(monitor);
                 flink.cancel();
+                if (watch.checkpointsRead() == 0 && cps.completed() == 0) {
+                    throw new IllegalStateException("the run completed no checkpoint, so nothing it trained is kept"
+                            + (restarts > 0 ? " (the job restarted " + restarts + " times)" : ""));
+                }
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
@@ -222,6 +233,8 @@ public final class TrainingRun {
                 restarts = monitor.restarts() + flink.jobManagerRecoveries();
                 parallelism = monitor.parallelism();
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the run is being stopped: the next sleep says so
         } catch (Exception e) {
             // REST not ready yet; show -1
         }

@@ -1,0 +1,150 @@
+package io.streamtrain.train.batch;
+
+import io.streamtrain.ps.message.PushApplied;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows the PS's applied topic ({@link PushApplied}) on a thread of its own, from the topic's end
+ * (only this run's batches count), and hands the notices to the task thread through its mailbox:
+ * the task thread never waits in a Kafka poll. At most one hand-over mail is pending at a time; the
+ * notices wait in a queue until the task takes them.
+ */
+final class AppliedNoticeFeed implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AppliedNoticeFeed.class);
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(500);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final MailboxExecutor mailbox;
+    private final Runnable onNotices;
+    private final ConcurrentLinkedQueue<PushApplied> notices = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean handOverPending = new AtomicBoolean();
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile String failure;
+
+    private AppliedNoticeFeed(KafkaConsumer<byte[], byte[]> consumer, MailboxExecutor mailbox, Runnable onNotices, String name) {
+        this.consumer = consumer;
+        this.mailbox = mailbox;
+        this.onNotices = onNotices;
+        this.thread = new Thread(this::follow, name);
+        thread.setDaemon(true);
+    }
+
+    /**
+     * Starts following {@code topic}; {@code onNotices} runs on the task thread (as a mail) when
+     * notices have arrived. Throws {@link KafkaException} when the topic cannot be followed.
+     */
+    static AppliedNoticeFeed start(String bootstrapServers, String topic, MailboxExecutor mailbox, Runnable onNotices,
+                                   String threadName) {
+        KafkaConsumer<byte[], byte[]> consumer = newConsumer(bootstrapServers);
+        try {
+            List<PartitionInfo> partitions = consumer.partitionsFor(topic, REQUEST_TIMEOUT);
+            if (partitions == null || partitions.isEmpty()) {
+                throw new KafkaException("topic " + topic + " does not exist");
+            }
+            List<TopicPartition> assigned = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(assigned);
+            consumer.seekToEnd(assigned);
+            assigned.forEach(tp -> consumer.position(tp, REQUEST_TIMEOUT));
+        } catch (KafkaException e) {
+            consumer.close(Duration.ZERO);
+            throw e;
+        }
+        AppliedNoticeFeed feed = new AppliedNoticeFeed(consumer, mailbox, onNotices, threadName);
+        feed.thread.start();
+        return feed;
+    }
+
+    /** Passes the notices received so far to {@code sink}, on the task thread; returns how many. */
+    int drainTo(Consumer<PushApplied> sink) {
+        int n = 0;
+        for (PushApplied notice; (notice = notices.poll()) != null; n++) {
+            sink.accept(notice);
+        }
+        return n;
+    }
+
+    /** Why the feed stopped, or null while it runs. */
+    String failure() {
+        return failure;
+    }
+
+    private void follow() {
+        try {
+            while (!closed) {
+                boolean any = false;
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL_TIMEOUT)) {
+                    PushApplied notice = PushApplied.fromBytes(r.value());
+                    if (notice != null) {
+                        notices.add(notice);
+                        any = true;
+                    }
+                }
+                if (any) {
+                    handOver();
+                }
+            }
+        } catch (WakeupException e) {
+            // closed
+        } catch (KafkaException e) {
+            failure = e.toString();
+            handOver(); // a task waiting for a credit learns that none will come
+        } finally {
+            consumer.close(Duration.ofSeconds(1));
+        }
+    }
+
+    private void handOver() {
+        if (handOverPending.compareAndSet(false, true)) {
+            try {
+                mailbox.execute(() -> {
+                    handOverPending.set(false);
+                    onNotices.run();
+                }, "applied notices");
+            } catch (RejectedExecutionException | IllegalStateException e) {
+                closed = true; // the task is shutting down: its mailbox takes no more mail
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        consumer.wakeup();
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.warn("the applied-notice thread did not stop within 2 s");
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> newConsumer(String bootstrapServers) {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "5");
+        p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits");
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+}

@@ -1,0 +1,39 @@
+package io.streamtrain.train.batch;
+
+import java.io.Serializable;
+
+/**
+ * Where a partition's batches close, by the two rules a replay reproduces, both pure functions of
+ * the record sequence: a batch closes when it reaches the batch size, or before a record whose
+ * timestamp is more than max-wait after the batch's first record's. (The third rule, closing an
+ * idle batch by wall-clock time, is not a function of the records: see {@link SealProtocol}.)
+ */
+final class BatchCutter implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final int batchSize;
+    private final long maxWaitMs;
+
+    BatchCutter(int batchSize, long maxWaitMs) {
+        this.batchSize = batchSize;
+        this.maxWaitMs = maxWaitMs;
+    }
+
+    /** The batch closes before {@code next} joins it: {@code next} is too late by record time. */
+    boolean closesBefore(OpenBatch batch, BatchRecord next) {
+        return !batch.isEmpty() && next.timestamp - batch.firstTimestamp() > maxWaitMs;
+    }
+
+    /** The batch closes with the record just added. */
+    boolean isFull(OpenBatch batch) {
+        return batch.size() >= batchSize;
+    }
+
+    int batchSize() {
+        return batchSize;
+    }
+
+    long maxWaitMs() {
+        return maxWaitMs;
+    }
+}

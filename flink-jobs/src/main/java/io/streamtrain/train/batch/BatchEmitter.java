@@ -1,0 +1,60 @@
+package io.streamtrain.train.batch;
+
+import io.streamtrain.ps.KeyGroups;
+import io.streamtrain.ps.message.PullRequest;
+import java.io.Serializable;
+import java.util.List;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Sends a cut batch on: its pulls, one per PS key group, to {@link #PULLS}, and the batch itself to
+ * the worker, once flow control ({@link BatchCredits}) has a credit for it.
+ */
+final class BatchEmitter implements Serializable {
+    private static final long serialVersionUID = 1L;
+    static final OutputTag<PullRequest> PULLS = new OutputTag<>("pulls") {};
+
+    private final KeyGroups keyGroups;
+    private final BatchCredits credits;
+    private transient Counter batchesEmitted;
+
+    BatchEmitter(KeyGroups keyGroups, BatchCredits credits) {
+        this.keyGroups = keyGroups;
+        this.credits = credits;
+    }
+
+    void open(MetricGroup batcherGroup, TaskAccess task) {
+        batchesEmitted = batcherGroup.counter("batchesEmitted");
+        credits.open(batcherGroup, task.mailbox(), task.yieldToMailbox(), task.time(), task.threadName("credits"));
+    }
+
+    /** A batch is waiting for a credit, yielding to the mailbox meanwhile. */
+    boolean waitingForCredit() {
+        return credits.waiting();
+    }
+
+    /** The batcher's barrier has passed: see {@link BatchCredits#resume}. */
+    void snapshotStarted() {
+        credits.resume();
+    }
+
+    void emit(int partition, long seq, List<BatchRecord> records, KeyedProcessFunction<?, ?, ?>.Context ctx,
+              Collector<MiniBatch> out) throws InterruptedException {
+        BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, partition, seq, records);
+        credits.awaitCredit();
+        for (PullRequest pull : assembled.pulls()) {
+            ctx.output(PULLS, pull);
+        }
+        credits.sent(partition, seq, assembled.pulls().size());
+        out.collect(assembled.batch());
+        batchesEmitted.inc();
+    }
+
+    void close() {
+        credits.close();
+    }
+}

@@ -1,0 +1,105 @@
+package io.streamtrain.train.batch;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+
+/**
+ * Closes an idle partition's open batch without breaking replay. Closing after max-wait of
+ * wall-clock time is not a function of the records, so the batch is <em>sealed</em> in state and
+ * released (emitted) only after a checkpoint containing the seal completes; records arriving
+ * meanwhile are held and join the batches after it. A restore therefore sees either no seal (and
+ * re-cuts by {@link BatchCutter}'s rules) or the durable seal. A partition is sealed only when
+ * Kafka holds no record after the open batch ({@link PartitionTail}): a replay, which looks idle
+ * for a moment while its restarted source catches up, must not cut where the failed run cut later
+ * and already pushed beyond.
+ */
+final class SealProtocol implements Serializable {
+    private static final long serialVersionUID = 1L;
+    /** How often a sealed batch asks whether its checkpoint has completed. */
+    static final long POLL_MS = 50;
+
+    private final String topic;
+    private final PartitionTail tail;
+    private final long maxWaitMs;
+
+    private transient ListState<BatchRecord> held;
+    private transient long lastStartedSnapshot;
+    private transient long lastCompletedCheckpoint;
+
+    SealProtocol(String topic, PartitionTail tail, long maxWaitMs) {
+        this.topic = topic;
+        this.tail = tail;
+        this.maxWaitMs = maxWaitMs;
+    }
+
+    /** The job restarted from {@code checkpointId} (0: a fresh start): seals before it are durable. */
+    void restored(long checkpointId) {
+        lastStartedSnapshot = checkpointId;
+        lastCompletedCheckpoint = checkpointId;
+    }
+
+    void open(RuntimeContext context) {
+        // The state name is part of the checkpoint layout.
+        held = context.getListState(new ListStateDescriptor<>("held-records", BatchRecord.class));
+    }
+
+    void snapshotStarted(long checkpointId) {
+        lastStartedSnapshot = Math.max(lastStartedSnapshot, checkpointId);
+    }
+
+    void checkpointCompleted(long checkpointId) {
+        lastCompletedCheckpoint = Math.max(lastCompletedCheckpoint, checkpointId);
+    }
+
+    /**
+     * Seals the current key's batch if it has been idle for max-wait and its partition is drained;
+     * returns whether it did.
+     */
+    boolean sealIfIdle(OpenBatch batch, long now) {
+        if (now - batch.lastArrival() >= maxWaitMs && tail.drainedFrom(topic, batch.partition(), batch.meta.nextOffset)) {
+            batch.seal(lastStartedSnapshot);
+            return true;
+        }
+        return false;
+    }
+
+    /** A checkpoint started after the seal has completed: the cut survives any restore. */
+    boolean isDurable(OpenBatch batch) {
+        return lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot;
+    }
+
+    /** Keeps a record of the current key until its sealed batch is released. */
+    void hold(BatchRecord r) throws Exception {
+        held.add(r);
+    }
+
+    /** The current key's held records, which then are no longer held. */
+    List<BatchRecord> takeHeld() throws Exception {
+        List<BatchRecord> waiting = new ArrayList<>();
+        for (BatchRecord r : held.get()) {
+            waiting.add(r);
+        }
+        held.clear();
+        return waiting;
+    }
+
+    /** How many records the current key holds. */
+    long heldCount() throws Exception {
+        long n = 0;
+        Iterable<BatchRecord> records = held.get();
+        if (records != null) {
+            for (BatchRecord ignored : records) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    void close() {
+        tail.close();
+    }
+}

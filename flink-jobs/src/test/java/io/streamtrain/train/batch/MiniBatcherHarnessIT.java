@@ -1,0 +1,194 @@
+package io.streamtrain.train.batch;
+
+import static io.streamtrain.train.batch.BatcherHarness.KEY_GROUPS;
+import static io.streamtrain.train.batch.BatcherHarness.MAX_PARALLELISM;
+import static io.streamtrain.train.batch.BatcherHarness.cuts;
+import static io.streamtrain.train.batch.BatcherHarness.pulls;
+import static io.streamtrain.train.batch.BatcherHarness.snapshot;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.ps.message.PullRequest;
+import io.streamtrain.testing.KafkaFixture;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The batcher alone, through Flink's operator test harness: cuts by count and by record time, the
+ * same cuts after a restore, the seal protocol, and snapshots restored at another parallelism.
+ * Processing time is the harness's; the seal's drain check asks a real broker.
+ */
+class MiniBatcherHarnessIT {
+    private static final long MAX_WAIT_MS = 1000;
+
+    private final KafkaFixture kafka = KafkaFixture.shared();
+    /** The examples topic as the seal's drain check sees it: empty unless a test writes to it. */
+    private final String topic = topic("examples");
+
+    MiniBatcherHarnessIT() {
+        kafka.createTopic(topic, 2);
+    }
+
+    @Test
+    void aBatchClosesWhenItReachesTheBatchSize() throws Exception {
+        try (var batcher = batcher(3, 1, 0, null, 0)) {
+            feed(batcher, 0, 0, 7, 0);
+            assertEquals(List.of("0#0:0-2", "0#1:3-5"), cuts(batcher));
+            List<PullRequest> pulls = pulls(batcher);
+            assertTrue(pulls.stream().allMatch(p -> p.sourcePartition == 0), pulls.toString());
+            assertEquals(List.of(0L, 1L), pulls.stream().map(p -> p.batchSeq).distinct().toList(),
+                    "each batch sends its pulls, one per key group of its rows");
+            assertEquals(batcher.extractOutputValues().stream().mapToInt(b -> b.pulls).sum(), pulls.size());
+        }
+    }
+
+    @Test
+    void aBatchClosesBeforeARecordMoreThanMaxWaitAfterItsFirstByRecordTime() throws Exception {
+        try (var batcher = batcher(100, 1, 0, null, 0)) {
+            batcher.processElement(record(0, 0, 10_000), 0);
+            batcher.processElement(record(0, 1, 10_000 + MAX_WAIT_MS), 0); // not more than max-wait: joins
+            batcher.processElement(record(0, 2, 10_001 + MAX_WAIT_MS), 0);
+            batcher.processElement(record(0, 3, 10_001 + MAX_WAIT_MS), 0);
+            assertEquals(List.of("0#0:0-1"), cuts(batcher), "record time, not processing time, closes a batch");
+        }
+    }
+
+    @Test
+    void aReplayFromASnapshotCutsTheSameBatches() throws Exception {
+        List<String> afterSnapshot;
+        OperatorSubtaskState snapshot;
+        try (var batcher = batcher(4, 1, 0, null, 0)) {
+            feed(batcher, 0, 0, 6, 0);
+            feed(batcher, 1, 0, 3, 0);
+            snapshot = snapshot(batcher, 1);
+            assertEquals(List.of("0#0:0-3"), cuts(batcher));
+            batcher.getOutput().clear();
+            feed(batcher, 0, 6, 11, 0);
+            feed(batcher, 1, 3, 9, 0);
+            afterSnapshot = cuts(batcher);
+        }
+        assertEquals(List.of("0#1:4-7", "1#0:0-3", "1#1:4-7"), afterSnapshot);
+        try (var batcher = batcher(4, 1, 0, snapshot, 1)) {
+            // The restarted source delivers from the checkpointed offsets, after a record the failed run had taken.
+            batcher.processElement(record(0, 5, 0), 0);
+            feed(batcher, 0, 6, 11, 0);
+            feed(batcher, 1, 3, 9, 0);
+            assertEquals(afterSnapshot, cuts(batcher));
+        }
+    }
+
+    @Test
+    void anIdleBatchIsSealedAndGoesOutOnlyOnceACheckpointAfterTheSealHasCompleted() throws Exception {
+        try (var batcher = batcher(100, 1, 0, null, 0)) {
+            feed(batcher, 0, 0, 3, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS); // idle for max-wait, and Kafka holds nothing after offset 2: sealed
+            batcher.processElement(record(0, 3, 0), 0); // held behind the seal
+            batcher.setProcessingTime(5 * MAX_WAIT_MS);
+            assertEquals(List.of(), cuts(batcher), "the seal is not durable yet");
+
+            snapshot(batcher, 1);
+            batcher.setProcessingTime(6 * MAX_WAIT_MS);
+            assertEquals(List.of(), cuts(batcher), "checkpoint 1 holds the seal but has not completed");
+            batcher.notifyOfCompletedCheckpoint(1);
+            batcher.setProcessingTime(7 * MAX_WAIT_MS);
+            assertEquals(List.of("0#0:0-2"), cuts(batcher));
+
+            batcher.processElement(record(0, 4, 0), 0);
+            batcher.setProcessingTime(8 * MAX_WAIT_MS); // the held record joined the next batch, now idle: sealed
+            snapshot(batcher, 2);
+            batcher.notifyOfCompletedCheckpoint(2);
+            batcher.setProcessingTime(9 * MAX_WAIT_MS);
+            assertEquals(List.of("0#0:0-2", "0#1:3-4"), cuts(batcher));
+        }
+    }
+
+    @Test
+    void aBatchIsNotSealedWhileKafkaHoldsRecordsAfterIt() throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            for (int i = 0; i < 4; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, new byte[] {(byte) i})).get();
+            }
+        }
+        try (var batcher = batcher(100, 1, 0, null, 0)) {
+            feed(batcher, 0, 0, 3, 0); // a replay that has not reached offset 3 yet: it only looks idle
+            batcher.setProcessingTime(MAX_WAIT_MS);
+            snapshot(batcher, 1);
+            batcher.notifyOfCompletedCheckpoint(1);
+            batcher.setProcessingTime(3 * MAX_WAIT_MS);
+            assertEquals(List.of(), cuts(batcher), "not sealed, so not cut by processing time");
+        }
+    }
+
+    @Test
+    void aSealInARestoredCheckpointIsDurable() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var batcher = batcher(100, 1, 0, null, 0)) {
+            feed(batcher, 0, 0, 3, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS); // sealed
+            snapshot = snapshot(batcher, 1);
+        }
+        try (var batcher = batcher(100, 1, 0, snapshot, 1)) {
+            batcher.processElement(record(0, 3, 0), 0);
+            batcher.setProcessingTime(2 * MAX_WAIT_MS);
+            assertEquals(List.of("0#0:0-2"), cuts(batcher), "the restore's checkpoint holds the seal: the same cut as before");
+        }
+    }
+
+    @Test
+    void afterARescaleEachSubtaskCutsTheOpenBatchesOfThePartitionsItNowOwns() throws Exception {
+        // Partitions 0 and 1 land in key groups 0 and 64: subtasks 0 and 1 of two.
+        OperatorSubtaskState one;
+        try (var batcher = batcher(4, 1, 0, null, 0)) {
+            feed(batcher, 0, 0, 2, 0);
+            feed(batcher, 1, 0, 3, 0);
+            one = snapshot(batcher, 1);
+        }
+        OperatorSubtaskState[] two = new OperatorSubtaskState[2];
+        for (int subtask = 0; subtask < 2; subtask++) {
+            var share = AbstractStreamOperatorTestHarness.repartitionOperatorState(one, MAX_PARALLELISM, 1, 2, subtask);
+            try (var batcher = batcher(4, 2, subtask, share, 1)) {
+                feed(batcher, subtask, subtask == 0 ? 2 : 3, 5, 0);
+                assertEquals(List.of(subtask + "#0:0-3"), cuts(batcher), "subtask " + subtask);
+                two[subtask] = snapshot(batcher, 2);
+            }
+        }
+        // And back to one subtask, which continues both partitions' second batches.
+        var whole = AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                AbstractStreamOperatorTestHarness.repackageState(two), MAX_PARALLELISM, 2, 1, 0);
+        try (var batcher = batcher(4, 1, 0, whole, 2)) {
+            feed(batcher, 0, 5, 8, 0);
+            feed(batcher, 1, 5, 8, 0);
+            assertEquals(List.of("0#1:4-7", "1#1:4-7"), cuts(batcher));
+        }
+    }
+
+    private static String topic(String prefix) {
+        return prefix + "-" + System.nanoTime();
+    }
+
+    /** Records {@code from} (inclusive) to {@code to} (exclusive) of {@code partition}, each at record time {@code time}. */
+    private void feed(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher,
+                      int partition, long from, long to, long time) throws Exception {
+        for (long offset = from; offset < to; offset++) {
+            batcher.processElement(record(partition, offset, time), 0);
+        }
+    }
+
+    private SourceRecord record(int partition, long offset, long time) {
+        return BatcherHarness.record(topic, partition, offset, time);
+    }
+
+    private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
+            int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint) throws Exception {
+        String bootstrap = kafka.bootstrapServers();
+        var batcher = new MiniBatcher(KEY_GROUPS, batchSize, MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
+                new PartitionTail(bootstrap), new PartitionLag(bootstrap, topic),
+                new BatchCredits(bootstrap, topic("applied"), 0, 20));
+        return BatcherHarness.open(batcher, parallelism, subtask, restored, restoredCheckpoint);
+    }
+}
