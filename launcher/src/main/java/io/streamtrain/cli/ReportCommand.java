@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.files.OutputFile;
 import io.streamtrain.report.MetricsTopic;
 import io.streamtrain.report.ReportWriter;
 import io.streamtrain.report.RunTimeline;
@@ -56,10 +57,8 @@ public final class ReportCommand implements Callable<Integer> {
                 records.size(), run.seconds(), run.examples(), run.count(RunTimeline.Kind.CHECKPOINT),
                 run.count(RunTimeline.Kind.RESCALE), run.count(RunTimeline.Kind.RECOVERY));
         if (out != null) {
-            if (out.toAbsolutePath().getParent() != null) {
-                Files.createDirectories(out.toAbsolutePath().getParent());
-            }
-            Files.writeString(out, ReportWriter.html(title != null ? title : topic, run), StandardCharsets.UTF_8);
+            String html = ReportWriter.html(title != null ? title : topic, run);
+            OutputFile.write(out, partial -> Files.writeString(partial, html, StandardCharsets.UTF_8));
             System.out.println("report: wrote " + out.toAbsolutePath());
         }
         if (svgDir != null) {

@@ -3,6 +3,7 @@ package io.streamtrain.join;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.train.run.CheckpointedProgress;
+import io.streamtrain.train.run.JobEndedException;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.run.LocalFlink;
@@ -115,7 +116,7 @@ public final class JoinRun {
                             break;
                         }
                         if (status.isGloballyTerminalState()) {
-                            throw new IllegalStateException("join job ended " + status, flink.failureCause());
+                            throw JobEndedException.of("join", status, flink);
                         }
                         try {
                             checkpoints = monitor.checkpoints().completed();

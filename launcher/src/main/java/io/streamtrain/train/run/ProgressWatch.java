@@ -78,7 +78,7 @@ final class ProgressWatch {
         while (true) {
             JobStatus status = flink.status();
             if (status.isGloballyTerminalState()) {
-                throw new IllegalStateException(what + " job ended " + status, flink.failureCause());
+                throw JobEndedException.of(what, status, flink);
             }
             // The metric only once offsets stand still: a REST read makes the JobManager fetch every
             // metric of the job, which cost the demo a fifth of its rate when done on every poll.

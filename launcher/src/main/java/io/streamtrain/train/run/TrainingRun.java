@@ -8,7 +8,10 @@ import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.export.CheckpointFiles;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -96,6 +99,10 @@ public final class TrainingRun {
         String metricsTopic = TrainingOptions.metricsTopic(conf);
         String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
         PrintStream out = s.progress();
+        if (Files.exists(s.checkpointDir()) && !Files.isDirectory(s.checkpointDir())) {
+            throw new IllegalArgumentException("checkpoint directory " + s.checkpointDir().toAbsolutePath()
+                    + " is a file, not a directory: give --checkpoint-dir a directory (it is created if missing)");
+        }
 
         try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
             kafka.ensureTopics(Map.of(topic, 4));
@@ -106,6 +113,9 @@ public final class TrainingRun {
             if (resumeFrom.isEmpty() && s.initialSavepoint() != null) {
                 resumeFrom = Optional.of(Handover.savepointIn(s.initialSavepoint()));
                 handover = handoverFor(s.initialSavepoint(), resumeFrom.get(), topic);
+            }
+            if (resumeFrom.isPresent()) {
+                verifyRestorable(resumeFrom.get(), s.checkpointDir());
             }
             Map<TopicPartition, Long> examplesFrom;
             if (handover.isPresent()) {
@@ -170,6 +180,20 @@ public final class TrainingRun {
                         window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
+        }
+    }
+
+    /**
+     * Fails the run before the job starts when the checkpoint to restore is damaged: restored, it
+     * would fail each restart the same way, with the file rarely named.
+     */
+    private static void verifyRestorable(Path checkpoint, Path checkpointDir) throws IOException {
+        try {
+            CheckpointFiles.verify(checkpoint);
+        } catch (CheckpointFiles.DamagedCheckpointException e) {
+            String older = LatestCheckpoint.olderThan(checkpointDir, checkpoint).map(Path::toString).orElse("PATH");
+            throw new IOException(e.getMessage() + "; start from an older checkpoint with --from-checkpoint " + older
+                    + ", from a savepoint with --from-savepoint PATH, or afresh with --no-resume", e);
         }
     }
 
