@@ -57,7 +57,8 @@ public final class Ingestor {
 
     /**
      * Ingests lines; line numbers are 1-based and count a header line (which a CSV parser reads
-     * first). A rejected line's dead letter carries the bytes it was read from, even where they
+     * first); a CSV record whose quoted field holds line breaks is one example, numbered by its
+     * first line ({@link InputLines#next(LineParser)}). A rejected line's dead letter carries the bytes it was read from, even where they
      * are not UTF-8 (see {@link InputLines}).
      */
     public static IngestStats ingestLines(IngestSettings settings, InputLines lines, String source, LineParser parser) {
@@ -77,13 +78,14 @@ public final class Ingestor {
                         throw new IngestException(source + " line 1 (header): " + e.getMessage(), e);
                     }
                 }
-                while ((line = lines.next()) != null) {
-                    lineNumber++;
-                    ParseResult result = parser.parse(line, lineNumber);
+                while ((line = lines.next(parser)) != null) {
+                    long first = lineNumber + 1; // a CSV record may take several lines: it is known by its first
+                    lineNumber += lines.lines();
+                    ParseResult result = parser.parse(line, first);
                     if (result instanceof ParseResult.Ok ok) {
                         run.example(ok.example());
                     } else {
-                        run.deadLetter(DeadLetters.forLine(source, lineNumber, (ParseResult.Rejected) result, lines.bytes(), Instant.now()));
+                        run.deadLetter(DeadLetters.forLine(source, first, (ParseResult.Rejected) result, lines.bytes(), Instant.now()));
                     }
                 }
             } catch (IOException e) {

@@ -193,6 +193,47 @@ class IngestCommandTest {
     }
 
     @Test
+    void aCsvRecordMayHoldLineBreaksInAQuotedFieldAndIsNumberedByItsFirstLine() throws Exception {
+        Path mapping = dir.resolve("m.json");
+        Files.writeString(mapping, "{\"label\": \"y\", \"id\": \"key\", \"features\": [{\"column\": \"city\", \"field\": 0}]}");
+        Path file = dir.resolve("rows.csv");
+        Files.writeString(file, String.join("\r\n",
+                "key,y,city",      // 1 header
+                "a,1,\"new",       // 2 good: a quoted field over two lines, its line break kept
+                "york\"",          // 3
+                "b,1,rome,x",      // 4 unparsable: 4 fields
+                "c,1,\"rome",      // 5 unparsable: a quote never closed costs its line alone
+                "d,0,oslo"));      // 6 good
+        String topic = "ingest-csv-multiline";
+        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "csv", "--mapping",
+                mapping.toString(), "--file", file.toString(), "--partitions", "1");
+        assertEquals(0, r.exitCode, r.err);
+        Matcher m = SUMMARY.matcher(r.out.strip());
+        assertTrue(m.matches(), r.out);
+        assertEquals("2", m.group(1));
+        assertEquals("2", m.group(2));
+
+        AvroCodec<Example> examples = AvroCodec.of(Example.class);
+        List<Example> got = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
+            got.add(examples.decode(rec.value()));
+        }
+        got.sort(Comparator.comparing(Example::getId));
+        assertEquals(List.of("a", "d"), got.stream().map(Example::getId).toList());
+        long newYork = FeatureHashing.hash64(0, "new\r\nyork") & ((1L << ParseOptions.DEFAULT_HASH_BITS) - 1);
+        assertEquals(List.of(new Feature(0, newYork, 1f)), got.get(0).getFeatures());
+
+        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
+        List<String> dead = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
+            DeadLetter d = dlq.decode(rec.value());
+            dead.add(d.getLocation() + " " + d.getReason() + " " + d.getDetail() + " " + StandardCharsets.UTF_8.decode(d.getPayload()));
+        }
+        dead.sort(Comparator.naturalOrder());
+        assertEquals(List.of("line:4 unparsable expected 3 fields, found 4 b,1,rome,x", "line:5 unparsable unclosed quote c,1,\"rome"), dead);
+    }
+
+    @Test
     void syntheticWritesPlantedExamplesAndTheTruth() throws Exception {
         Path truth = dir.resolve("planted.json");
         String topic = "ingest-synthetic";
