@@ -3,6 +3,7 @@ package io.streamtrain.sql;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ps.KeyGroups;
+import io.streamtrain.train.KafkaSinks;
 import io.streamtrain.train.LoopOutputs;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
@@ -104,7 +105,7 @@ public final class TrainingTableSink implements DynamicTableSink {
                 .name("rows-to-examples");
         LoopOutputs loop = TrainingJob.loop(env, conf, TrainingJob.examples(env, conf), feedbackStart);
         return examples.union(loop.asRecords(conf))
-                .sinkTo(Outgoing.sink(bootstrap, conf.get(TrainingOptions.NAME) + "-sql", TrainingJob.transactionalProducerProperties()))
+                .sinkTo(KafkaSinks.exactlyOnce(TrainingOptions.kafka(conf), Outgoing.serializer(), conf.get(TrainingOptions.NAME) + "-sql"))
                 .uid("streamtrain-sql-sink")
                 .name("streamtrain-sink");
     }

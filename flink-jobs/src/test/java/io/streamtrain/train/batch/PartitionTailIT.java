@@ -1,5 +1,6 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.kafka.KafkaConnection;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,7 +21,7 @@ class PartitionTailIT {
     void aPartitionIsDrainedOnlyWhenNoCommittedRecordFollows() throws Exception {
         String topic = "tail-" + System.nanoTime();
         kafka.createTopic(topic, 1);
-        try (PartitionTail tail = new PartitionTail(kafka.bootstrapServers());
+        try (PartitionTail tail = new PartitionTail(KafkaConnection.to(kafka.bootstrapServers()));
                 KafkaProducer<byte[], byte[]> plain = kafka.producer();
                 KafkaProducer<byte[], byte[]> transactional = transactional()) {
             assertTrue(tail.drainedFrom(topic, 0, 0), "an empty partition");
