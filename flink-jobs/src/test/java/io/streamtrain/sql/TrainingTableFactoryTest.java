@@ -32,6 +32,23 @@ class TrainingTableFactoryTest {
     }
 
     @Test
+    void propertiesKeysAreKafkaClientPropertiesOfTheJob() {
+        Configuration conf = TrainingTableOptions.trainingConfiguration(
+                Map.of("properties.security.protocol", "SASL_SSL", "properties.sasl.mechanism", "SCRAM-SHA-512"), "m");
+        assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512"), conf.get(TrainingOptions.KAFKA_PROPERTIES));
+        assertEquals("SASL_SSL", TrainingOptions.kafka(conf).client().properties().getProperty("security.protocol"));
+        assertTrue(TrainingTableOptions.tableOptions().stream().noneMatch(o -> o.key().equals("kafka.properties")),
+                "one way to give a client property: 'properties.<key>'");
+    }
+
+    @Test
+    void aBadKafkaClientPropertyFailsTheStatementNamingIt() {
+        tables.getConfig().set("execution.checkpointing.interval", "1s");
+        String error = failure("'properties.security.protocol' = 'BOGUS', 'kafka.bootstrap-servers' = '127.0.0.1:1'", "label INT, a STRING");
+        assertTrue(error.contains("security.protocol") || error.contains("BOGUS"), error);
+    }
+
+    @Test
     void anUnknownOptionIsRejectedWithItsName() {
         String error = failure("'dimm' = '8'", "label INT, a STRING");
         assertTrue(error.contains("dimm") && error.contains("Unsupported options"), error);
