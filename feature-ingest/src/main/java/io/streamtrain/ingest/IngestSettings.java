@@ -38,11 +38,6 @@ public record IngestSettings(KafkaConnection kafka, String topic, String deadLet
     }
 
     /** Dead letters to {@code <topic>.dlq}, 4 partitions, no progress output. */
-    public static IngestSettings of(String bootstrapServers, String topic) {
-        return of(KafkaConnection.to(bootstrapServers), topic);
-    }
-
-    /** Dead letters to {@code <topic>.dlq}, 4 partitions, no progress output. */
     public static IngestSettings of(KafkaConnection kafka, String topic) {
         return new IngestSettings(kafka, topic, defaultDeadLetterTopic(topic), DEFAULT_PARTITIONS,
                 Map.of(), null, DEFAULT_PROGRESS_INTERVAL);

@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -92,11 +91,6 @@ public final class Ingestor {
             }
             return run.finish();
         }
-    }
-
-    /** The producer configuration ingest uses (before overrides). */
-    public static Properties producerProperties(String bootstrapServers) {
-        return producer(KafkaConnection.to(bootstrapServers)).properties();
     }
 
     /** Ingest's producer: idempotent, throughput-tuned defaults that the user's client properties may replace. */

@@ -29,10 +29,6 @@ public final class Topics {
 
     private Topics() {}
 
-    public static Admin admin(String bootstrapServers) {
-        return admin(KafkaConnection.to(bootstrapServers));
-    }
-
     public static Admin admin(KafkaConnection kafka) {
         return kafka.client()
                 .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-admin")
@@ -40,10 +36,6 @@ public final class Topics {
                 .withDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, TIMEOUT.toMillis())
                 .withDefault(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, TIMEOUT.toMillis() / 2)
                 .admin();
-    }
-
-    public static void ensure(String bootstrapServers, Map<String, Integer> topics) {
-        ensure(KafkaConnection.to(bootstrapServers), topics);
     }
 
     /** Creates each topic (name → partitions) that does not exist yet; existing ones are left as they are. */

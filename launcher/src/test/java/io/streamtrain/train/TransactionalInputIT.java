@@ -14,12 +14,9 @@ import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,10 +37,7 @@ class TransactionalInputIT {
         kafka.createTopic(topic, 3);
         TestExamples committed = new TestExamples(7);
         TestExamples aborted = new TestExamples(8);
-        Properties p = new Properties();
-        p.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-writer");
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = kafka.transactionalProducer(topic + "-writer")) {
             producer.initTransactions();
             for (int txn = 0; txn < 6; txn++) {
                 producer.beginTransaction();

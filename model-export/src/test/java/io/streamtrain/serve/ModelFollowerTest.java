@@ -11,21 +11,18 @@ import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.bundle.TestTables;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
-import io.streamtrain.kafka.KafkaConnection;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Properties;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,7 +69,7 @@ class ModelFollowerTest {
             send(tx, topic, fresh, row(-100f));
             tx.abortTransaction(); // a recovery took these back: never visible
 
-            try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(KafkaConnection.to(kafka.bootstrapServers()), topic, s)) {
+            try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.connection(), topic, s)) {
                 await(follower::caughtUp, "caught up");
                 assertEquals(3, follower.updatesApplied(), "distinct rows of the committed transaction");
                 assertArrayEquals(row(3f), s.row(existing));
@@ -86,7 +83,7 @@ class ModelFollowerTest {
             tx.commitTransaction();
         }
 
-        try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(KafkaConnection.to(kafka.bootstrapServers()), topic, s)) {
+        try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.connection(), topic, s)) {
             assertArrayEquals(row(3f), s.row(existing), "the store kept what it applied before the restart");
             await(follower::caughtUp, "caught up after the restart");
             assertEquals(1, follower.updatesApplied(), "only the update published while it was down is read again");
@@ -115,10 +112,7 @@ class ModelFollowerTest {
     }
 
     private KafkaProducer<byte[], byte[]> transactional(String topic) {
-        Properties p = kafka.clientProperties();
-        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
-        p.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return kafka.transactionalProducer(topic + "-tx");
     }
 
     private static void send(KafkaProducer<byte[], byte[]> tx, String topic, long key, float[] weights) {

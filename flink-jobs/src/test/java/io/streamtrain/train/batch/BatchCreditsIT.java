@@ -121,7 +121,7 @@ class BatchCreditsIT {
 
         Loop(int maxInFlight) throws Exception {
             kafka.createTopic(applied, 1);
-            KafkaConnection connection = KafkaConnection.to(kafka.bootstrapServers());
+            KafkaConnection connection = kafka.connection();
             credits = new BatchCredits(connection, applied, maxInFlight, CREDIT_WAIT_MS);
             // A max-wait far beyond the test's processing time: no idle check interferes.
             harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, 1, 1_000_000, new ExampleValidator(100), 0,

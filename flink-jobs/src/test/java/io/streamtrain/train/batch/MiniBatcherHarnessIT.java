@@ -186,7 +186,7 @@ class MiniBatcherHarnessIT {
 
     private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
             int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint) throws Exception {
-        KafkaConnection connection = KafkaConnection.to(kafka.bootstrapServers());
+        KafkaConnection connection = kafka.connection();
         var batcher = new MiniBatcher(KEY_GROUPS, batchSize, MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
                 new PartitionTail(connection), new PartitionLag(connection, topic),
                 new BatchCredits(connection, topic("applied"), 0, 20));
