@@ -7,7 +7,6 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
-import io.streamtrain.ps.PsOptions;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
@@ -15,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,15 +58,7 @@ class TransactionalInputIT {
     }
 
     private TrainingRun.Settings settings(String topic, Path checkpoints) {
-        Configuration conf = new Configuration();
-        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
-        conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "lr");
-        conf.set(TrainingOptions.BATCH_SIZE, 64);
-        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
-        conf.set(PsOptions.DIM, 1);
-        conf.set(PsOptions.OPTIMIZER, "count");
-        return new TrainingRun.Settings(conf, checkpoints, 1, Duration.ofMillis(500), Duration.ofSeconds(3), true, System.err);
+        return new TrainingRun.Settings(TestExamples.oracleJob(kafka.bootstrapServers(), topic), checkpoints, 1,
+                Duration.ofMillis(500), Duration.ofSeconds(3), true, System.err);
     }
 }
