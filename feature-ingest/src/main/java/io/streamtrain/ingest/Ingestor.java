@@ -3,6 +3,8 @@ package io.streamtrain.ingest;
 import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseResult;
+import io.streamtrain.kafka.KafkaClientConfig;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
@@ -16,14 +18,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,21 +95,18 @@ public final class Ingestor {
         }
     }
 
-    /** The producer configuration ingest uses (before overrides). */
-    public static Properties producerProperties(String bootstrapServers) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, "streamtrain-ingest");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        // Throughput: large, briefly lingering, compressed batches (lz4: cheap on CPU).
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(256 * 1024));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, String.valueOf(64L << 20));
-        // Fail a run against an unreachable cluster in 30 s rather than hanging.
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        return p;
+    /** Ingest's producer: idempotent, throughput-tuned defaults that the user's client properties may replace. */
+    public static KafkaClientConfig producer(KafkaConnection kafka) {
+        return kafka.client()
+                .idempotent()
+                .withDefault(ProducerConfig.CLIENT_ID_CONFIG, "streamtrain-ingest")
+                // Throughput: large, briefly lingering, compressed batches (lz4: cheap on CPU).
+                .withDefault(ProducerConfig.LINGER_MS_CONFIG, 20)
+                .withDefault(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024)
+                .withDefault(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4")
+                .withDefault(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L << 20)
+                // Fail a run against an unreachable cluster in 30 s rather than hanging.
+                .withDefault(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30000);
     }
 
     /** One run: the producer, the counters, the first send failure and the progress clock. */
@@ -141,15 +138,15 @@ public final class Ingestor {
             this.settings = settings;
             if (settings.partitions() > 0) {
                 try {
-                    Topics.ensure(settings.bootstrapServers(), topics);
+                    Topics.ensure(settings.kafka(), topics);
                 } catch (KafkaException e) {
                     throw new IngestException("could not create topics " + topics.keySet() + " on "
-                            + settings.bootstrapServers() + ": " + e.getMessage(), e);
+                            + settings.kafka() + ": " + e.getMessage(), e);
                 }
             }
-            Properties p = producerProperties(settings.bootstrapServers());
-            p.putAll(settings.producerOverrides());
-            this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+            KafkaClientConfig config = producer(settings.kafka());
+            settings.producerOverrides().forEach(config::require);
+            this.producer = config.producer();
             this.deadLetters = new DeadLetterWriter(producer, settings.deadLetterTopic());
             this.progressNanos = settings.progressInterval().toNanos();
             this.nextProgress = startNanos + progressNanos;
@@ -185,14 +182,14 @@ public final class Ingestor {
             try {
                 send.run();
             } catch (KafkaException e) {
-                throw new IngestException("send to " + settings.bootstrapServers() + " failed: " + e.getMessage(), e);
+                throw new IngestException("send to " + settings.kafka() + " failed: " + e.getMessage(), e);
             }
         }
 
         private void checkFailure() {
             Exception e = failure.get();
             if (e != null) {
-                throw new IngestException("a record was not acknowledged by Kafka (" + settings.bootstrapServers()
+                throw new IngestException("a record was not acknowledged by Kafka (" + settings.kafka()
                         + "): " + e.getMessage(), e);
             }
         }
@@ -214,7 +211,7 @@ public final class Ingestor {
             try {
                 producer.flush(); // every send is acknowledged (or failed) once this returns
             } catch (KafkaException e) {
-                throw new IngestException("flush to " + settings.bootstrapServers() + " failed: " + e.getMessage(), e);
+                throw new IngestException("flush to " + settings.kafka() + " failed: " + e.getMessage(), e);
             }
             checkFailure();
             double seconds = (System.nanoTime() - startNanos) / 1e9;

@@ -1,10 +1,10 @@
 package io.streamtrain.train;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 import io.streamtrain.kafka.Topics;
@@ -18,7 +18,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import java.time.Duration;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
@@ -30,17 +29,17 @@ import org.apache.kafka.common.TopicPartition;
  * a group also holds what earlier runs of the same name committed.
  */
 public final class KafkaProgress implements AutoCloseable {
-    private final String bootstrap;
+    private final KafkaConnection kafka;
     private final Admin admin;
     private KafkaConsumer<byte[], byte[]> consumer; // for counting, opened on first use
 
-    public KafkaProgress(String bootstrap) {
-        this.bootstrap = bootstrap;
-        Properties p = new Properties();
-        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-        this.admin = Admin.create(p);
+    public KafkaProgress(KafkaConnection kafka) {
+        this.kafka = kafka;
+        this.admin = kafka.client()
+                .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-progress")
+                .withDefault(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10000)
+                .withDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20000)
+                .admin();
     }
 
     /** Creates each topic (name → partitions) that does not exist yet. */
@@ -130,8 +129,8 @@ public final class KafkaProgress implements AutoCloseable {
      * Counts the committed records between {@code from} and the current end: offsets alone would
      * also count transaction markers.
      */
-    public static long countCommittedRecords(String bootstrap, String topic, Map<TopicPartition, Long> from) {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, "read_committed")) {
+    public static long countCommittedRecords(KafkaConnection kafka, String topic, Map<TopicPartition, Long> from) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(kafka, "read_committed")) {
             return countRecords(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
         }
     }
@@ -140,8 +139,8 @@ public final class KafkaProgress implements AutoCloseable {
      * Counts every record between {@code from} and the current end, committed or not (as a
      * read_uncommitted reader, such as the PS's feedback source, sees them), but no transaction markers.
      */
-    public static long countWrittenRecords(String bootstrap, Map<TopicPartition, Long> from) {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, "read_uncommitted")) {
+    public static long countWrittenRecords(KafkaConnection kafka, Map<TopicPartition, Long> from) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(kafka, "read_uncommitted")) {
             return countRecords(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
         }
     }
@@ -152,7 +151,7 @@ public final class KafkaProgress implements AutoCloseable {
      */
     public long countCommittedRecords(Map<TopicPartition, Long> from, Map<TopicPartition, Long> to, long limit) {
         if (consumer == null) {
-            consumer = consumer(bootstrap, "read_committed");
+            consumer = consumer(kafka, "read_committed");
         }
         return countRecords(consumer, from, to, limit);
     }
@@ -181,14 +180,11 @@ public final class KafkaProgress implements AutoCloseable {
         return count;
     }
 
-    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, String isolationLevel) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        return new KafkaConsumer<>(p);
+    private static KafkaConsumer<byte[], byte[]> consumer(KafkaConnection kafka, String isolationLevel) {
+        return kafka.client()
+                .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-progress-count")
+                .require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel)
+                .consumer();
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.streamtrain.train;
 
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.contract.OperatorUids;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
@@ -45,6 +46,7 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
@@ -53,6 +55,7 @@ import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 import org.rocksdb.CompressionType;
@@ -99,13 +102,12 @@ public final class TrainingJob {
         Map<Integer, Long> stop = stopOffsets(conf);
         boolean backfill = !stop.isEmpty();
         KafkaSourceBuilder<SourceRecord> examplesBuilder = KafkaSource.<SourceRecord>builder()
-                .setBootstrapServers(conf.get(TrainingOptions.BOOTSTRAP))
+                .setProperties(readCommitted(TrainingOptions.kafka(conf)))
                 .setTopics(topic)
                 .setGroupId(backfill ? TrainingOptions.backfillGroup(conf) : TrainingOptions.examplesGroup(conf))
                 .setStartingOffsets(startingOffsets(conf, topic))
                 .setDeserializer(new SourceRecordDeserializer())
-                .setProperty("isolation.level", "read_committed")
-                .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
+                .setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), backfill ? "0" : "30000");
         return env.fromSource(new PromptCommitSource<>(examplesBuilder.build()), WatermarkStrategy.noWatermarks(), "examples")
                 .uid(examplesSourceUid(conf));
     }
@@ -119,7 +121,7 @@ public final class TrainingJob {
     /** The training loop on {@code records}: batcher, PS and worker, with their outputs not yet sunk. */
     public static LoopOutputs loop(StreamExecutionEnvironment env, Configuration conf, DataStream<SourceRecord> records,
             Map<TopicPartition, Long> feedbackStart) {
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection kafka = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
         ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
@@ -134,21 +136,21 @@ public final class TrainingJob {
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
-                        new PartitionTail(bootstrap, stopOffsets(conf)),
-                        new PartitionLag(bootstrap, topic),
-                        new BatchCredits(bootstrap, TrainingOptions.appliedTopic(conf),
+                        new PartitionTail(kafka, stopOffsets(conf)),
+                        new PartitionLag(kafka, topic),
+                        new BatchCredits(kafka, TrainingOptions.appliedTopic(conf),
                                 conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis()))))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
 
         KafkaSource<Push> feedback = KafkaSource.<Push>builder()
-                .setBootstrapServers(bootstrap)
+                .setProperties(kafka.client().properties())
                 .setTopics(TrainingOptions.feedbackTopic(conf))
                 .setGroupId(TrainingOptions.feedbackGroup(conf))
                 .setStartingOffsets(OffsetsInitializer.offsets(feedbackStart, OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new PushDeserializer())
-                .setProperty("partition.discovery.interval.ms", "30000")
+                .setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), "30000")
                 .build();
         DataStream<Push> pushes = env.fromSource(new PromptCommitSource<>(feedback), WatermarkStrategy.noWatermarks(), "feedback")
                 .uid(FEEDBACK_SOURCE_UID);
@@ -274,21 +276,9 @@ public final class TrainingJob {
         return "streamtrain-train " + conf.get(TrainingOptions.NAME);
     }
 
-    /** What every Kafka sink of our jobs produces with: idempotent, acknowledged by all replicas, compressed. */
-    public static Properties producerProperties() {
-        Properties p = new Properties();
-        p.setProperty("enable.idempotence", "true");
-        p.setProperty("acks", "all");
-        p.setProperty("linger.ms", "2");
-        p.setProperty("compression.type", "lz4");
-        return p;
-    }
-
-    /** For exactly-once sinks: a transaction timeout above checkpoint + restart time, at or below the broker's transaction.max.timeout.ms (15 min by default). */
-    public static Properties transactionalProducerProperties() {
-        Properties p = producerProperties();
-        p.setProperty("transaction.timeout.ms", "600000");
-        return p;
+    /** A source's consumer properties when it reads what transactions wrote: only committed records. */
+    public static Properties readCommitted(KafkaConnection kafka) {
+        return kafka.client().require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed").properties();
     }
 
     private static OffsetsInitializer startingOffsets(Configuration conf, String topic) {

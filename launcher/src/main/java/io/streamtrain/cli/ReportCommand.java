@@ -1,6 +1,7 @@
 package io.streamtrain.cli;
 
 import io.streamtrain.files.OutputFile;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.report.MetricsTopic;
 import io.streamtrain.report.ReportWriter;
 import io.streamtrain.report.RunTimeline;
@@ -43,7 +44,7 @@ public final class ReportCommand implements Callable<Integer> {
         if (out == null && svgDir == null) {
             throw new IllegalArgumentException("nothing to write: give --out FILE and/or --svg-dir DIR");
         }
-        MetricsTopic read = MetricsTopic.readToEnd(bootstrap, topic, READ_TIMEOUT);
+        MetricsTopic read = MetricsTopic.readToEnd(KafkaConnection.to(bootstrap), topic, READ_TIMEOUT);
         if (read.unreadable() > 0) {
             System.err.println("report: skipped " + read.unreadable() + " records that are not TrainingMetrics");
         }

@@ -57,7 +57,7 @@ public final class IngestBenchCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         table.add(row("parse only (CriteoParser, one thread)", ok, mb, seconds));
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
-            IngestSettings settings = IngestSettings.of(kafka.bootstrapServers(), "bench-criteo")
+            IngestSettings settings = IngestSettings.of(kafka.connection(), "bench-criteo")
                     .withProgress(System.err::println, IngestSettings.DEFAULT_PROGRESS_INTERVAL);
             IngestStats stats = Ingestor.ingestFile(settings, file.toString(),
                     LineFormat.CRITEO.parser(ParseOptions.defaults(file.getFileName().toString())));

@@ -2,10 +2,12 @@ package io.streamtrain.join;
 
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.export.SourceOffsets;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.train.run.CheckpointedProgress;
 import io.streamtrain.train.run.JobEndedException;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.LocalFlink;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -70,13 +72,13 @@ public final class JoinRun {
         String out = JoinOptions.require(conf, JoinOptions.OUT_TOPIC);
         String deadLetters = JoinOptions.deadLetterTopic(conf);
         boolean untilEnd = conf.get(JoinOptions.UNTIL_END);
-        String bootstrap = conf.get(JoinOptions.BOOTSTRAP);
+        KafkaConnection connection = TrainingOptions.kafka(conf);
         PrintStream log = s.progress();
         if (Files.exists(s.checkpointDir().resolve(FINISHED_MARKER))) {
             throw new IllegalStateException("the --until-end join in " + s.checkpointDir() + " has finished (its checkpoints"
                     + " hold finished sources); use a new --checkpoint-dir, with --start-from committed to continue after it");
         }
-        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(impressions, 4, clicks, 4, out, 4, deadLetters, 1));
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
             String impressionsSource = JoinJob.sourceUid(JoinJob.IMPRESSIONS);
@@ -180,14 +182,14 @@ public final class JoinRun {
                 long clicksRead = consumed(progress.offsets(clicksSource), clicksFrom);
                 if (finished) {
                     // A bounded run's final checkpoint holds no finished splits: it read everything up to the end it saw.
-                    impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(bootstrap, impressions, impressionsFrom));
-                    clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(bootstrap, clicks, clicksFrom));
+                    impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom));
+                    clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom));
                     Files.createDirectories(s.checkpointDir());
                     Files.writeString(s.checkpointDir().resolve(FINISHED_MARKER), "finished at " + java.time.Instant.now() + "\n");
                 }
                 return new Summary(impressionsRead, clicksRead,
-                        KafkaProgress.countCommittedRecords(bootstrap, out, outFrom),
-                        KafkaProgress.countCommittedRecords(bootstrap, deadLetters, deadFrom),
+                        KafkaProgress.countCommittedRecords(connection, out, outFrom),
+                        KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom),
                         checkpoints, restarts, seconds);
             }
         }

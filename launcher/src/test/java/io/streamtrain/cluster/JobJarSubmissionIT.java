@@ -57,7 +57,7 @@ class JobJarSubmissionIT {
                 "the cluster's class path must not have what the job jar brings: " + flinkOnly);
 
         String topic = "job-jar-" + UUID.randomUUID();
-        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), new PlantedFm(7), EXAMPLES, 7,
+        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), new PlantedFm(7), EXAMPLES, 7,
                 System.currentTimeMillis());
         Map<String, String> job = Map.of(
                 TrainingOptions.BOOTSTRAP.key(), kafka.bootstrapServers(),
@@ -65,7 +65,7 @@ class JobJarSubmissionIT {
                 TrainingOptions.NAME.key(), topic,
                 CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), "1 s",
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(), dir.resolve("checkpoints").toUri().toString());
-        try (KafkaProgress progress = new KafkaProgress(kafka.bootstrapServers())) {
+        try (KafkaProgress progress = new KafkaProgress(kafka.connection())) {
             progress.ensureJobTopics(Configuration.fromMap(job)); // as `train` does before it starts a job
         }
 
@@ -79,7 +79,7 @@ class JobJarSubmissionIT {
 
             JobMonitor monitor = new JobMonitor(rest, run(rest, upload(rest, jar), job));
             await("the job running", () -> monitor.state().orElse(JobStatus.INITIALIZING) == JobStatus.RUNNING && monitor.allTasksRunning());
-            try (KafkaProgress progress = new KafkaProgress(kafka.bootstrapServers())) {
+            try (KafkaProgress progress = new KafkaProgress(kafka.connection())) {
                 Map<TopicPartition, Long> end = progress.endOffsets(topic);
                 assertEquals(EXAMPLES, end.values().stream().mapToLong(Long::longValue).sum());
                 await("a checkpoint that committed the whole topic", () -> {

@@ -275,7 +275,7 @@ class IngestCommandTest {
 
     @Test
     void aSendFailureFailsTheRun() {
-        IngestSettings settings = IngestSettings.of(kafka.bootstrapServers(), "ingest-too-large")
+        IngestSettings settings = IngestSettings.of(kafka.connection(), "ingest-too-large")
                 .withPartitions(1)
                 .withProducerOverrides(Map.of("max.request.size", "200"));
         String big = "1" + " 1:1".repeat(100);

@@ -2,6 +2,7 @@ package io.streamtrain.train.run;
 
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.files.ScratchDirectory;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
@@ -48,14 +49,14 @@ public final class BackfillRun {
         TrainingRun.Settings s = new TrainingRun.Settings(b.training().conf(), checkpoints, b.training().parallelism(),
                 b.training().checkpointInterval(), null, false, b.training().progress());
         Configuration conf = TrainingRun.flinkConfiguration(s);
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection connection = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         String feedbackTopic = TrainingOptions.feedbackTopic(conf);
         String metricsTopic = TrainingOptions.metricsTopic(conf);
         String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
         PrintStream out = s.progress();
         TrainingSummary summary;
-        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress kafka = new KafkaProgress(connection)) {
             if (!kafka.topicExists(topic)) {
                 throw new IllegalArgumentException("topic " + topic + " does not exist: nothing to backfill");
             }
@@ -88,7 +89,7 @@ public final class BackfillRun {
             Duration quiet = TrainingRun.quietFloor(conf, s.checkpointInterval());
 
             try (LocalFlink flink = new LocalFlink(conf, s.parallelism());
-                    MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
+                    MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("backfill: " + topic + " offsets " + range.from() + " to " + range.to() + " (" + range.size()
                         + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
                 flink.start(conf, restore, feedbackFrom);
@@ -110,7 +111,7 @@ public final class BackfillRun {
                 new Handover(topic, savepoint.toAbsolutePath().toString(), range.to()).write(b.outDir());
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
+                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
                         loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }

@@ -4,6 +4,7 @@ import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
@@ -93,7 +94,7 @@ public final class TrainingRun {
 
     public static TrainingSummary run(Settings s) throws Exception {
         Configuration conf = flinkConfiguration(s);
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection connection = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         String feedbackTopic = TrainingOptions.feedbackTopic(conf);
         String metricsTopic = TrainingOptions.metricsTopic(conf);
@@ -104,7 +105,7 @@ public final class TrainingRun {
                     + " is a file, not a directory: give --checkpoint-dir a directory (it is created if missing)");
         }
 
-        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(topic, 4));
             kafka.ensureJobTopics(conf);
 
@@ -140,7 +141,7 @@ public final class TrainingRun {
             try (TrainingCluster flink = s.cluster() == null
                             ? new LocalFlink(conf, s.parallelism())
                             : new StandaloneTraining(LocalCluster.open(s.cluster()), out);
-                    MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
+                    MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
                         + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
                 flink.start(conf, resumeFrom, feedbackFrom);
@@ -175,7 +176,7 @@ public final class TrainingRun {
                 }
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
+                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
                 return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
                         window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
