@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.kafka.KafkaConnection;
-import java.io.BufferedReader;
-import java.io.StringReader;
+import io.streamtrain.ingest.format.InputLines;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.common.KafkaException;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ class IngestorClientTest {
     private static void assertNamesSecurityProtocol(IngestSettings settings) {
         var parser = LineFormat.LIBSVM.parser(ParseOptions.defaults("t"));
         RuntimeException e = assertThrows(RuntimeException.class,
-                () -> Ingestor.ingestLines(settings, new BufferedReader(new StringReader(LINE)), "t", parser));
+                () -> Ingestor.ingestLines(settings, new InputLines(new ByteArrayInputStream(LINE.getBytes(StandardCharsets.UTF_8))), "t", parser));
         StringBuilder messages = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {
             messages.append(t).append('\n');
