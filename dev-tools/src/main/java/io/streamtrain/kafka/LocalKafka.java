@@ -192,10 +192,11 @@ public final class LocalKafka implements AutoCloseable {
         // The cleaner's default 128 MiB dedupe buffer is wasted on a local broker.
         c.put("log.cleaner.dedupe.buffer.size", String.valueOf(8 << 20));
         // Write the logs to disk every second instead of leaving it to the kernel. This broker shares
-        // its disk (and its cores) with the job it serves, and the kernel wrote back a whole run's
-        // feedback topic at once, ~1 GB within a second some 30 s after the first writes
-        // (vm.dirty_expire_centisecs), stalling every push for up to 0.8 s (docs/benchmarks.md,
-        // 2026-12-07 (third session)). The scheduler that checks the interval is off by default.
+        // its disk (and its cores) with the job it serves, and left to itself the kernel writes back a
+        // whole run's feedback topic at once, ~1 GB within a second some 30 s after the first writes
+        // (vm.dirty_expire_centisecs), stalling every push for up to 0.8 s
+        // (docs/decisions/0008-low-latency-settings.md). The scheduler that checks the interval is off
+        // by default.
         c.put("log.flush.interval.ms", "1000");
         c.put("log.flush.scheduler.interval.ms", "1000");
         return c;

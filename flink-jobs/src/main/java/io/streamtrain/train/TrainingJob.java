@@ -200,7 +200,7 @@ public final class TrainingJob {
         c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         // Unaligned checkpoints unless chosen otherwise: an aligned barrier stops the PS's push input
         // until the batcher's barrier has come through the records queued before it, and every push in
-        // flight waited through that (docs/benchmarks.md, 2026-12-07 (third session)). The loop is
+        // flight waits through that (docs/decisions/0005-unaligned-checkpoints.md). The loop is
         // exactly once either way: the worker snapshots its half-assembled batches (WaitingBatches).
         setIfMissing(c, CheckpointingOptions.ENABLE_UNALIGNED, true);
         setIfMissing(c, StateBackendOptions.STATE_BACKEND, "rocksdb");
@@ -208,7 +208,7 @@ public final class TrainingJob {
         setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
         // Network buffers flushed within 5 ms, not Flink's 100: a batch crosses two shuffles (pull to
         // PS, rows to worker) before its gradient exists, and below capacity its last, partly filled
-        // buffer waited for the flusher at each (bench freshness at 2,000 examples/s: staleness p50 66 -> 16 ms).
+        // buffer would wait for the flusher at each (docs/decisions/0008-low-latency-settings.md).
         setIfMissing(c, ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(5));
         // Timers on the heap: the PS's notice flush and the batcher's max-wait timers are set many
         // times a second, and RocksDB timers cost a write each (seen in profiles); there are few of them.

@@ -104,7 +104,7 @@ public final class BundleWriter {
     }
 
     private static boolean isExpired(ExportedRow row, ModelInfo info, long checkpointTime) {
-        // What the PS would see at the checkpoint: a row past its TTL counts as gone (ParameterServer#live).
+        // What the PS would see at the checkpoint: a row past its TTL counts as gone (io.streamtrain.ps.RowExpiry).
         return info.rowTtlMs() > 0 && checkpointTime - row.updatedAt() >= info.rowTtlMs();
     }
 

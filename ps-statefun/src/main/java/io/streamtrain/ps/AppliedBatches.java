@@ -6,8 +6,8 @@ import java.util.Map;
 /**
  * The last batch sequence the PS applied per (key group, source partition), on the heap in front of
  * its keyed state ({@link PsState#appliedBatches}). Every push checks and advances it; read from and
- * written to RocksDB each time, that was two RocksDB calls per push, 9 % of the PS thread in a
- * profile (docs/benchmarks.md, 2026-12-06 (third session)). The state is read once per pair, on
+ * written to RocksDB each time, that would be two RocksDB calls per push, 9 % of the PS thread in a
+ * profile (docs/decisions/0007-heap-state-written-before-barrier.md). The state is read once per pair, on
  * its first push after a start or restore, and the pairs that advanced are written back with the
  * changed rows, before each checkpoint barrier, so a checkpoint holds exactly what a write per push
  * would have left.

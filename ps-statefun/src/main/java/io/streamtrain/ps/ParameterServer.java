@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * <p>A checkpoint does not wait for changed rows to reach RocksDB: it copies the rows still changed
  * into operator state ({@link #changedRowsSnapshot}, {@link ChangedRows}), which a restore writes
  * back ({@link #restoreChangedRows}) and the exporter reads over the stored rows. Writing them to
- * RocksDB before each barrier had held up every push for 40-60 ms, and hot rows were written once a
- * second; the copy takes 10-25 ms (docs/benchmarks.md). The last batch applied per partition reaches
+ * RocksDB before each barrier holds up every push for 40-60 ms and writes hot rows once a second;
+ * the copy takes 10-25 ms (docs/decisions/0006-write-back-row-cache.md). The last batch applied per partition reaches
  * RocksDB before each barrier ({@link #writeBackAppliedBatches}). Writing a row under its own key
  * group needs the operator's key context: run this function in a {@link ParameterServerOperator}.
  */

@@ -12,7 +12,7 @@ import java.util.Set;
 /**
  * Rows for one {@code MapState.putAll} (one RocksDB write batch), in the order they were added:
  * {@code putAll} only iterates its map, and a hash map of row keys cost the PS's write-backs a fifth
- * of their time (profile in docs/benchmarks.md, 2026-12-06 evening). The caller adds each key once;
+ * of their time (docs/decisions/0006-write-back-row-cache.md). The caller adds each key once;
  * reused after {@link #clear}.
  */
 final class RowBatch extends AbstractMap<Long, EmbeddingRow> {

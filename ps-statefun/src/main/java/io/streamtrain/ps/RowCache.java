@@ -15,7 +15,7 @@ import java.util.Arrays;
  * that dozens of batches update a second thus costs no RocksDB write while it stays hot, and the
  * writes it saves are also memtable flushes and compactions saved. A row changed once is written
  * once either way, but in a sorted batch of its key group RocksDB inserts it for less than alone
- * (docs/benchmarks.md, 2026-12-06 (day)). A restore starts with the cache empty. (A new row that a
+ * (docs/decisions/0006-write-back-row-cache.md). A restore starts with the cache empty. (A new row that a
  * pull drew is not changed: RocksDB having no row means that same deterministic row.)
  *
  * <p>Rows are copied in and out of flat arrays, not kept as objects. A cache of a million row

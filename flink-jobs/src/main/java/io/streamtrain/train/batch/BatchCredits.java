@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A wait does not block the task thread: it yields to the task's mailbox, which runs the notice
  * hand-overs, the wait's own deadline timer, and this operator's other mails, until a credit is
- * free or the wait runs out. Input records and checkpoint barriers stay queued meanwhile, as they
- * did behind a blocking wait, so the bound still throttles the source.
+ * free or the wait runs out. Input records and checkpoint barriers stay queued meanwhile, as behind
+ * a blocking wait, so the bound still throttles the source.
  *
  * <p>Only pacing depends on it, never the model. A wait goes on while notices keep arriving (the
  * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then one batch goes
@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * next notice, whichever comes first: a notice means the PS applies pushes, so nothing holds it
  * up. From the batcher's snapshot to the next notice a wait does not run out at all: the PS is then
  * finishing its alignment and taking its own snapshot, which end by themselves, and batches sent
- * into that pause only queue behind it (docs/benchmarks.md).
+ * into that pause only queue behind it (docs/decisions/0004-credit-flow-control.md).
  */
 public final class BatchCredits implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
