@@ -156,32 +156,15 @@ class IngestCommandTest {
                 "d,7,oslo,1");    // 5 bad-label
         Files.write(file, lines, StandardCharsets.UTF_8);
         String topic = "ingest-csv";
-        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "csv", "--mapping",
-                mapping.toString(), "--file", file.toString(), "--partitions", "1");
-        assertEquals(0, r.exitCode, r.err);
-        Matcher m = SUMMARY.matcher(r.out.strip());
-        assertTrue(m.matches(), r.out);
-        assertEquals("2", m.group(1));
-        assertEquals("2", m.group(2));
+        ingestCsv(mapping, file, topic, 2, 2);
 
-        AvroCodec<Example> examples = AvroCodec.of(Example.class);
-        List<Example> got = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
-            got.add(examples.decode(rec.value()));
-        }
-        got.sort(Comparator.comparing(Example::getId));
+        List<Example> got = examplesById(topic);
         assertEquals(List.of("a", "c"), got.stream().map(Example::getId).toList());
         long paris = FeatureHashing.hash64(0, "paris") & ((1L << ParseOptions.DEFAULT_HASH_BITS) - 1);
         assertEquals(List.of(new Feature(0, paris, 1f), new Feature(1, 3L, 1f)), got.get(0).getFeatures()); // log2 bucket of 3
         assertEquals(List.of(new Feature(1, 1L, 1f)), got.get(1).getFeatures());
 
-        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
-        List<String> dead = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
-            DeadLetter d = dlq.decode(rec.value());
-            dead.add(d.getLocation() + " " + d.getReason() + " " + StandardCharsets.UTF_8.decode(d.getPayload()));
-        }
-        dead.sort(Comparator.naturalOrder());
+        List<String> dead = deadLetters(topic, d -> d.getLocation() + " " + d.getReason() + " " + StandardCharsets.UTF_8.decode(d.getPayload()));
         assertEquals(List.of("line:3 unparsable b,1,rome", "line:5 bad-label d,7,oslo,1"), dead);
 
         Result noMapping = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "jsonl", "--file", file.toString());
@@ -205,31 +188,15 @@ class IngestCommandTest {
                 "c,1,\"rome",      // 5 unparsable: a quote never closed costs its line alone
                 "d,0,oslo"));      // 6 good
         String topic = "ingest-csv-multiline";
-        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "csv", "--mapping",
-                mapping.toString(), "--file", file.toString(), "--partitions", "1");
-        assertEquals(0, r.exitCode, r.err);
-        Matcher m = SUMMARY.matcher(r.out.strip());
-        assertTrue(m.matches(), r.out);
-        assertEquals("2", m.group(1));
-        assertEquals("2", m.group(2));
+        ingestCsv(mapping, file, topic, 2, 2);
 
-        AvroCodec<Example> examples = AvroCodec.of(Example.class);
-        List<Example> got = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
-            got.add(examples.decode(rec.value()));
-        }
-        got.sort(Comparator.comparing(Example::getId));
+        List<Example> got = examplesById(topic);
         assertEquals(List.of("a", "d"), got.stream().map(Example::getId).toList());
         long newYork = FeatureHashing.hash64(0, "new\r\nyork") & ((1L << ParseOptions.DEFAULT_HASH_BITS) - 1);
         assertEquals(List.of(new Feature(0, newYork, 1f)), got.get(0).getFeatures());
 
-        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
-        List<String> dead = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
-            DeadLetter d = dlq.decode(rec.value());
-            dead.add(d.getLocation() + " " + d.getReason() + " " + d.getDetail() + " " + StandardCharsets.UTF_8.decode(d.getPayload()));
-        }
-        dead.sort(Comparator.naturalOrder());
+        List<String> dead = deadLetters(topic, d -> d.getLocation() + " " + d.getReason() + " " + d.getDetail() + " "
+                + StandardCharsets.UTF_8.decode(d.getPayload()));
         assertEquals(List.of("line:4 unparsable expected 3 fields, found 4 b,1,rome,x", "line:5 unparsable unclosed quote c,1,\"rome"), dead);
     }
 
@@ -284,6 +251,39 @@ class IngestCommandTest {
                 () -> Ingestor.ingestLines(settings, new InputLines(new ByteArrayInputStream((big + "\n").getBytes(StandardCharsets.UTF_8))),
                         "big", parser));
         assertTrue(e.getMessage().contains("not acknowledged"), e.getMessage());
+    }
+
+    /** {@code ingest --format csv} of the file through the mapping, which must write {@code good} examples and {@code bad} dead letters. */
+    private void ingestCsv(Path mapping, Path file, String topic, int good, int bad) {
+        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "csv", "--mapping",
+                mapping.toString(), "--file", file.toString(), "--partitions", "1");
+        assertEquals(0, r.exitCode, r.err);
+        Matcher m = SUMMARY.matcher(r.out.strip());
+        assertTrue(m.matches(), r.out);
+        assertEquals(String.valueOf(good), m.group(1));
+        assertEquals(String.valueOf(bad), m.group(2));
+    }
+
+    /** The examples in the topic, by id. */
+    private List<Example> examplesById(String topic) throws Exception {
+        AvroCodec<Example> examples = AvroCodec.of(Example.class);
+        List<Example> got = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
+            got.add(examples.decode(rec.value()));
+        }
+        got.sort(Comparator.comparing(Example::getId));
+        return got;
+    }
+
+    /** The topic's dead letters, each as {@code describe} puts it, sorted. */
+    private List<String> deadLetters(String topic, java.util.function.Function<DeadLetter, String> describe) throws Exception {
+        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
+        List<String> dead = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
+            dead.add(describe.apply(dlq.decode(rec.value())));
+        }
+        dead.sort(Comparator.naturalOrder());
+        return dead;
     }
 
     private record Result(int exitCode, String out, String err) {}
