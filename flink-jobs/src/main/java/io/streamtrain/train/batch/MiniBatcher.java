@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * one pull per PS key group. A replay after a failure must cut exactly the same batches, or the
  * PS's duplicate check would drop or double records. So a batch closes only
  * <ul>
- *   <li>when it reaches the batch size, or</li>
+ *   <li>when it reaches the batch size ({@link BatchSizeRamp}: smaller for a partition's first batches), or</li>
  *   <li>when a record's timestamp is more than max-wait after the batch's first record's,</li>
  * </ul>
  * both pure functions of the record sequence. The third rule, an idle partition's open batch
@@ -64,7 +64,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private static final long REPORT_EVERY_MS = 1000;
 
     private final KeyGroups keyGroups;
-    private final int batchSize;
+    private final BatchSizeRamp batchSizes;
     private final long maxWaitMs;
     private final ExampleValidator validator;
     private final long injectFailureAfter;
@@ -97,14 +97,14 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
      */
     private transient long recordsAwaitingBatch;
 
-    public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
+    public MiniBatcher(KeyGroups keyGroups, BatchSizeRamp batchSizes, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
                        String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits) {
         this.topic = topic;
         this.tail = tail;
         this.lag = lag;
         this.credits = credits;
         this.keyGroups = keyGroups;
-        this.batchSize = batchSize;
+        this.batchSizes = batchSizes;
         this.maxWaitMs = maxWaitMs;
         this.validator = validator;
         this.injectFailureAfter = injectFailureAfter;
@@ -196,7 +196,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         recordsAwaitingBatch++;
         batch.dirty = true;
         batch.lastArrival = ctx.timerService().currentProcessingTime();
-        if (batch.records.size() >= batchSize) {
+        if (batch.records.size() >= batchSizes.sizeOf(batch.meta.nextSeq)) {
             cut(batch, ctx, out);
         }
     }
@@ -312,7 +312,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
 
     /** Room for a whole batch, unless the batch size is set very large. */
     private List<BatchRecord> emptyBatch() {
-        return new ArrayList<>(Math.min(batchSize, 4096));
+        return new ArrayList<>(Math.min(batchSizes.full(), 4096));
     }
 
     /**
