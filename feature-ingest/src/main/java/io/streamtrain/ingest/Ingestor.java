@@ -1,7 +1,10 @@
 package io.streamtrain.ingest;
 
+import io.streamtrain.ingest.format.CriteoParser;
 import io.streamtrain.ingest.format.LineParser;
+import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.format.ParseResult;
+import io.streamtrain.ingest.synthetic.CriteoShaped;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.ingest.synthetic.SyntheticEvents;
 import io.streamtrain.kafka.Topics;
@@ -117,6 +120,16 @@ public final class Ingestor {
             }
             return run.finish();
         }
+    }
+
+    /**
+     * Ingests {@code n} Criteo-shaped lines (drawn with {@code new Random(seed ^ mix)}) through the
+     * Criteo parser, as {@code ingest --format criteo} would a file of them.
+     */
+    public static IngestStats ingestSyntheticCriteo(IngestSettings settings, CriteoShaped lines, long n, long seed) {
+        String source = "synthetic-criteo-" + seed;
+        return ingestLines(settings, new BufferedReader(lines.lines(n, seed ^ DATA_SEED_MIX), 1 << 16), source,
+                new CriteoParser(ParseOptions.defaults(source)));
     }
 
     /**
