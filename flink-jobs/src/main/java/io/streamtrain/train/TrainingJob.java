@@ -16,6 +16,7 @@ import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.BatchCredits;
+import io.streamtrain.train.batch.BatchSizeRamp;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
@@ -131,7 +132,7 @@ public final class TrainingJob {
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
                 .transform("batcher", TypeInformation.of(MiniBatch.class), new MiniBatcherOperator(new MiniBatcher(
                         keyGroups,
-                        conf.get(TrainingOptions.BATCH_SIZE),
+                        new BatchSizeRamp(conf.get(TrainingOptions.INITIAL_BATCH_SIZE), conf.get(TrainingOptions.BATCH_SIZE)),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),

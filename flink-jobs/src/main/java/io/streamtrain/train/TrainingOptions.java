@@ -58,6 +58,17 @@ public final class TrainingOptions {
                             "Examples per mini-batch (one task). Larger batches mean fewer batches in flight, so"
                                     + " less gradient staleness; see docs/benchmarks.md.");
 
+    public static final ConfigOption<Integer> INITIAL_BATCH_SIZE =
+            ConfigOptions.key("streamtrain.train.initial-batch-size")
+                    .intType()
+                    .defaultValue(32)
+                    .withDescription(
+                            "Examples in each source partition's first mini-batch; each later batch has a sixteenth"
+                                    + " more, up to batch-size (reached after about 16 x batch-size examples). A fresh"
+                                    + " model takes many small steps while it knows nothing (a log of a few thousand rows"
+                                    + " is otherwise two or three steps); a long stream runs at the full batch size. Set it"
+                                    + " to batch-size or more for a constant batch size. See docs/benchmarks.md.");
+
     public static final ConfigOption<Duration> MAX_WAIT =
             ConfigOptions.key("streamtrain.train.max-wait")
                     .durationType()

@@ -31,7 +31,7 @@ final class TrainingJobOptions {
     @Option(names = "--optimizer", defaultValue = "adagrad", description = "sgd, adagrad, rowwise-adagrad, ftrl or count (default: ${DEFAULT-VALUE}).")
     String optimizer;
 
-    @Option(names = "--learning-rate", description = "Step size (default: 0.1).")
+    @Option(names = "--learning-rate", description = "Step size (default: 0.05, streamtrain.ps.learning-rate).")
     Double learningRate;
 
     @Option(names = "--checkpoint-interval", defaultValue = "2s", converter = DurationConverter.class, description = "Checkpoint interval (default: ${DEFAULT-VALUE}).")

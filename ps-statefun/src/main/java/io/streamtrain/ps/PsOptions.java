@@ -27,8 +27,12 @@ public final class PsOptions {
     public static final ConfigOption<Double> LEARNING_RATE =
             ConfigOptions.key("streamtrain.ps.learning-rate")
                     .doubleType()
-                    .defaultValue(0.1)
-                    .withDescription("Step size (alpha for FTRL).");
+                    .defaultValue(0.05)
+                    .withDescription(
+                            "Step size (alpha for FTRL). Adagrad moves every touched coordinate by up to about"
+                                    + " this much per batch, so a logit moves by the number of fields times it, and an"
+                                    + " FM's pairwise term by its square: 0.1 diverged an FM on Criteo's 39 fields;"
+                                    + " see docs/benchmarks.md.");
 
     public static final ConfigOption<Double> L2 =
             ConfigOptions.key("streamtrain.ps.l2")
@@ -51,14 +55,20 @@ public final class PsOptions {
     public static final ConfigOption<Double> ADAGRAD_INITIAL_ACCUMULATOR =
             ConfigOptions.key("streamtrain.ps.adagrad.initial-accumulator")
                     .doubleType()
-                    .defaultValue(0.1)
-                    .withDescription("Starting value of Adagrad's squared-gradient accumulator.");
+                    .defaultValue(10.0)
+                    .withDescription(
+                            "Starting value of Adagrad's squared-gradient accumulator. While a coordinate's summed"
+                                    + " squared gradients are below it, its step follows the gradient's size (as in SGD)"
+                                    + " rather than its sign: a row's first batches, and rare features, do not all jump"
+                                    + " by the full step at once.");
 
     public static final ConfigOption<Double> INIT_STDDEV =
             ConfigOptions.key("streamtrain.ps.init-stddev")
                     .doubleType()
-                    .defaultValue(0.05)
-                    .withDescription("Std-dev of the deterministic Gaussian initialisation of embedding entries.");
+                    .defaultValue(0.01)
+                    .withDescription(
+                            "Std-dev of the deterministic Gaussian initialisation of embedding entries. The initial"
+                                    + " pairwise term's spread grows with the number of field pairs (741 for 39 fields).");
 
     public static final ConfigOption<Long> INIT_SEED =
             ConfigOptions.key("streamtrain.ps.init-seed")

@@ -11,6 +11,7 @@ import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.export.CheckpointFiles;
 import java.io.IOException;
+import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -177,9 +178,13 @@ public final class TrainingRun {
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
-                return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
-                        window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
+                TrainingSummary summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
+                        window[0], window[1], window[2], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
+                if (!summary.warning().isEmpty()) {
+                    out.println("train: " + summary.warning());
+                }
+                return summary;
             }
         }
     }
@@ -265,8 +270,9 @@ public final class TrainingRun {
         }
         return String.format(Locale.ROOT,
                 "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f"
-                        + " checkpoints=%d restarts=%d parallelism=%d",
+                        + " base_logloss=%.4f checkpoints=%d restarts=%d parallelism=%d%s",
                 seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
-                window[0], window[1], checkpoints, restarts, parallelism);
+                window[0], window[1], window[2], checkpoints, restarts, parallelism,
+                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate");
     }
 }
