@@ -1,7 +1,13 @@
 package io.streamtrain.join;
 
+import static io.streamtrain.options.OptionRule.aboveAtMost;
+import static io.streamtrain.options.OptionRule.above;
+import static io.streamtrain.options.OptionRule.atLeast;
+
+import io.streamtrain.options.OptionRule;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -108,6 +114,15 @@ public final class JoinOptions {
                     .defaultValue(0L)
                     .withDescription("Diagnostic: a joiner task fails once (first attempt only) after this many events and timers, once a"
                             + " checkpoint has completed, so the restart restores from it. 0 = off.");
+
+    /** What the options accept beyond their types. */
+    public static final List<OptionRule<?>> RULES = List.of(
+            above(WINDOW, Duration.ZERO),
+            atLeast(OUT_OF_ORDERNESS, Duration.ZERO),
+            atLeast(IDLE_TIMEOUT, Duration.ZERO),
+            atLeast(DEDUP_RETENTION, Duration.ZERO),
+            aboveAtMost(NEGATIVE_SAMPLING, 0.0, 1.0),
+            atLeast(INJECT_FAILURE_AFTER, 0L));
 
     public static String deadLetterTopic(Configuration conf) {
         return conf.getOptional(DEAD_LETTER_TOPIC).orElse(require(conf, OUT_TOPIC) + ".dlq");

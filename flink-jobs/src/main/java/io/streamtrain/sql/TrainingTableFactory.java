@@ -2,6 +2,7 @@ package io.streamtrain.sql;
 
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.model.ModelKind;
+import io.streamtrain.options.OptionRule;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.train.TrainingOptions;
 import java.util.Set;
@@ -45,10 +46,13 @@ public final class TrainingTableFactory implements DynamicTableSinkFactory {
         checkModel(training, table);
         RowType columns = (RowType) context.getPhysicalRowDataType().getLogicalType();
         FeatureMapping mapping = ColumnMapping.forSink(helper.getOptions().get(TrainingTableOptions.MAPPING), columns, table);
-        int stagingPartitions = helper.getOptions().get(TrainingTableOptions.STAGING_PARTITIONS);
-        if (stagingPartitions < 1) {
-            throw new ValidationException("streamtrain table " + table + ": 'staging-partitions' must be at least 1, got " + stagingPartitions);
+        for (OptionRule<?> rule : TrainingTableOptions.RULES) {
+            rule.problem(helper.getOptions()).ifPresent(problem -> {
+                throw new ValidationException("streamtrain table " + table + ": option '" + rule.option().key() + "' = '"
+                        + helper.getOptions().get(rule.option()) + "': " + problem);
+            });
         }
+        int stagingPartitions = helper.getOptions().get(TrainingTableOptions.STAGING_PARTITIONS);
         return new TrainingTableSink(table, training, columns, mapping, stagingPartitions);
     }
 

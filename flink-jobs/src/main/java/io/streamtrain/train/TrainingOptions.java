@@ -1,7 +1,12 @@
 package io.streamtrain.train;
 
+import static io.streamtrain.options.OptionRule.above;
+import static io.streamtrain.options.OptionRule.atLeast;
+
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.options.OptionRule;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
@@ -186,6 +191,18 @@ public final class TrainingOptions {
                             "Makes the job a backfill: the batcher ignores every record at or after this"
                                     + " (exclusive) offset of its partition, partition:offset pairs, and closes the"
                                     + " last batch of a partition that reached it. Set by streamtrain backfill.");
+
+    /** What the options accept beyond their types. */
+    public static final List<OptionRule<?>> RULES = List.of(
+            atLeast(BATCH_SIZE, 1),
+            above(MAX_WAIT, Duration.ZERO),
+            atLeast(MAX_BATCHES_IN_FLIGHT, 0),
+            atLeast(CREDIT_WAIT, Duration.ZERO),
+            atLeast(MODEL_UPDATES_PARTITIONS, 1),
+            atLeast(MAX_FEATURES, 1),
+            atLeast(VALIDATION_WINDOW, 1),
+            atLeast(FEEDBACK_PARTITIONS, 1),
+            atLeast(INJECT_FAILURE_AFTER, 0L));
 
     /** Partition → offset from a map option's string pairs. */
     public static Map<Integer, Long> partitionOffsets(Map<String, String> pairs) {

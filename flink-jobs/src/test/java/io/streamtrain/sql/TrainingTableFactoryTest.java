@@ -61,6 +61,14 @@ class TrainingTableFactoryTest {
     }
 
     @Test
+    void aValueOutsideItsRangeIsRejectedWithTableKeyValueAndRange() {
+        String error = failure("'batch-size' = '-3'", "label INT, a STRING");
+        assertTrue(error.contains("option 'batch-size' (streamtrain.train.batch-size = '-3': must be >= 1)"), error);
+        String partitions = failure("'staging-partitions' = '0'", "label INT, a STRING");
+        assertTrue(partitions.contains("'staging-partitions' = '0': must be >= 1"), partitions);
+    }
+
+    @Test
     void anUnknownModelOrOptimizerIsRejected() {
         String model = failure("'model' = 'xgboost'", "label INT, a STRING");
         assertTrue(model.contains("xgboost"), model);

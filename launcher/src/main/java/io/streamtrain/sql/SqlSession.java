@@ -1,10 +1,12 @@
 package io.streamtrain.sql;
 
+import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.train.TrainingJob;
 import java.io.PrintStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.Configuration;
@@ -51,11 +53,11 @@ public final class SqlSession {
         List<JobClient> jobs = new ArrayList<>();
         for (int i = 0; i < statements.size(); i++) {
             String statement = statements.get(i);
-            if (setOrReset(statement)) {
-                continue;
-            }
             TableResult result;
             try {
+                if (setOrReset(statement)) {
+                    continue;
+                }
                 result = tables.executeSql(statement);
             } catch (RuntimeException e) {
                 throw new SqlStatementException(i + 1, statement, e);
@@ -77,10 +79,13 @@ public final class SqlSession {
     /**
      * {@code SET 'key' = 'value'} and {@code RESET 'key'}: the SQL client's configuration
      * statements, which TableEnvironment leaves to its clients. They apply to the statements after them.
+     * A SET is checked as the command line's settings are: a bad value fails it.
      */
     private boolean setOrReset(String statement) {
         Matcher set = SET.matcher(statement);
         if (set.matches()) {
+            SettingsCheck.check(Map.of(unquote(set.group(1)), unquote(set.group(2)))).orThrow()
+                    .warnings().forEach(w -> out.println("sql: warning: " + w));
             tables.getConfig().getConfiguration().setString(unquote(set.group(1)), unquote(set.group(2)));
             out.println("sql: set " + unquote(set.group(1)) + " = " + unquote(set.group(2)));
             return true;

@@ -1,6 +1,12 @@
 package io.streamtrain.ps;
 
+import static io.streamtrain.options.OptionRule.above;
+import static io.streamtrain.options.OptionRule.atLeast;
+import static io.streamtrain.options.OptionRule.atLeastBelow;
+
+import io.streamtrain.options.OptionRule;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -124,4 +130,19 @@ public final class PsOptions {
                                     + " RocksDB, in sorted batches looked for every half of it; until then every checkpoint"
                                     + " copies it into the parameter server's operator state. Longer: fewer writes of rows"
                                     + " that change again, larger checkpoint copies (each a pause of the PS).");
+
+    /** What the options accept beyond their types. */
+    public static final List<OptionRule<?>> RULES = List.of(
+            atLeast(DIM, 0),
+            above(LEARNING_RATE, 0.0),
+            atLeast(L2, 0.0),
+            atLeast(L1, 0.0),
+            atLeast(FTRL_BETA, 0.0),
+            above(ADAGRAD_INITIAL_ACCUMULATOR, 0.0),
+            atLeast(INIT_STDDEV, 0.0),
+            atLeast(MIN_FREQUENCY, 1),
+            above(ROW_TTL, Duration.ZERO),
+            atLeastBelow(ROW_CACHE_HEAP_FRACTION, 0.0, 1.0),
+            atLeast(ROW_CACHE_ROWS, 0),
+            above(QUIET_WRITE_BACK, Duration.ZERO));
 }
