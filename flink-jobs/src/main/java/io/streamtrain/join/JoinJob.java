@@ -4,6 +4,7 @@ import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.train.KafkaSinks;
 import io.streamtrain.train.PromptCommitSource;
+import io.streamtrain.train.RequiredFlinkSettings;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.feedback.DeadLetterSerializer;
@@ -106,7 +107,7 @@ public final class JoinJob {
 
     /** Same defaults as the training job (unaligned checkpoints retained on cancel, RocksDB, restarts). */
     public static Configuration withRequiredSettings(Configuration conf) {
-        return TrainingJob.withRequiredSettings(conf);
+        return RequiredFlinkSettings.apply(conf);
     }
 
     /** The uid of the source of {@link #IMPRESSIONS} or {@link #CLICKS}: a run reads its progress from their split state. */

@@ -17,7 +17,7 @@ public final class TrainingApplication {
 
     public static void main(String[] args) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        Configuration conf = TrainingJob.withRequiredSettings(Configuration.fromMap(env.getConfiguration().toMap()));
+        Configuration conf = RequiredFlinkSettings.apply(Configuration.fromMap(env.getConfiguration().toMap()));
         env.configure(conf);
         Map<TopicPartition, Long> feedbackStart;
         try (KafkaProgress kafka = new KafkaProgress(TrainingOptions.kafka(conf))) {

@@ -14,20 +14,20 @@ import org.junit.jupiter.api.Test;
 class TrainingJobSettingsTest {
     @Test
     void flushesNetworkBuffersWithinFiveMillisecondsUnlessTheUserChoseOtherwise() {
-        assertEquals(Duration.ofMillis(5), TrainingJob.withRequiredSettings(new Configuration()).get(ExecutionOptions.BUFFER_TIMEOUT));
+        assertEquals(Duration.ofMillis(5), RequiredFlinkSettings.apply(new Configuration()).get(ExecutionOptions.BUFFER_TIMEOUT));
 
         Configuration chosen = new Configuration();
         chosen.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(50));
-        assertEquals(Duration.ofMillis(50), TrainingJob.withRequiredSettings(chosen).get(ExecutionOptions.BUFFER_TIMEOUT));
+        assertEquals(Duration.ofMillis(50), RequiredFlinkSettings.apply(chosen).get(ExecutionOptions.BUFFER_TIMEOUT));
     }
 
     @Test
     void checkpointsUnalignedUnlessTheUserChoseOtherwise() {
-        assertTrue(TrainingJob.withRequiredSettings(new Configuration()).get(CheckpointingOptions.ENABLE_UNALIGNED));
+        assertTrue(RequiredFlinkSettings.apply(new Configuration()).get(CheckpointingOptions.ENABLE_UNALIGNED));
 
         Configuration aligned = new Configuration();
         aligned.set(CheckpointingOptions.ENABLE_UNALIGNED, false);
-        assertFalse(TrainingJob.withRequiredSettings(aligned).get(CheckpointingOptions.ENABLE_UNALIGNED));
+        assertFalse(RequiredFlinkSettings.apply(aligned).get(CheckpointingOptions.ENABLE_UNALIGNED));
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.streamtrain.sql;
 
 import io.streamtrain.config.SettingsCheck;
-import io.streamtrain.train.TrainingJob;
+import io.streamtrain.train.RequiredFlinkSettings;
 import java.io.PrintStream;
 import java.net.URI;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import org.apache.flink.util.CloseableIterator;
 
 /**
  * A streaming TableEnvironment that submits to a Flink cluster's REST endpoint, set up the way the
- * training loop needs it (retained RocksDB checkpoints: {@link TrainingJob#withRequiredSettings}),
+ * training loop needs it (retained RocksDB checkpoints: {@link RequiredFlinkSettings}),
  * with the streamtrain connector and STREAMTRAIN_PREDICT available. Runs statements one by one:
  * DDL and SET take effect, queries print their rows, INSERTs (and statement sets) are submitted
  * and their jobs returned.
@@ -35,7 +35,7 @@ public final class SqlSession {
     private final PrintStream out;
 
     public SqlSession(Configuration conf, URI rest, PrintStream out) {
-        Configuration c = TrainingJob.withRequiredSettings(conf);
+        Configuration c = RequiredFlinkSettings.apply(conf);
         c.set(DeploymentOptions.TARGET, "remote");
         c.set(RestOptions.ADDRESS, rest.getHost());
         c.set(RestOptions.PORT, rest.getPort());
