@@ -80,6 +80,14 @@ public record KnownOption(ConfigOption<?> option, Class<?> valueType, Class<?> d
         return valueType == String.class ? "a string" : "a value of its type";
     }
 
+    /** {@code value} as a configuration file writes it for {@code option} ({@code 500 ms}, {@code rowwise-adagrad}). */
+    @SuppressWarnings("unchecked")
+    public static <T> String valueText(ConfigOption<T> option, Object value) {
+        Configuration c = new Configuration();
+        c.set(option, (T) value);
+        return c.toMap().get(option.key());
+    }
+
     private static Class<?> valueType(Type fieldType) {
         if (fieldType instanceof ParameterizedType p) {
             Type arg = p.getActualTypeArguments()[0];

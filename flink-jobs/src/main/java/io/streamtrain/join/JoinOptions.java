@@ -5,6 +5,7 @@ import static io.streamtrain.options.OptionRule.above;
 import static io.streamtrain.options.OptionRule.atLeast;
 
 import io.streamtrain.options.OptionRule;
+import io.streamtrain.train.StartFrom;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
 import java.util.List;
@@ -102,11 +103,11 @@ public final class JoinOptions {
                     .withDescription("Bounded run: read both topics up to their end offsets at start, then close"
                             + " every open window (end of input advances event time to the end) and finish.");
 
-    public static final ConfigOption<String> START_FROM =
+    public static final ConfigOption<StartFrom> START_FROM =
             ConfigOptions.key("streamtrain.join.start-from")
-                    .stringType()
-                    .defaultValue("earliest")
-                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading: earliest, latest or committed.");
+                    .enumType(StartFrom.class)
+                    .defaultValue(StartFrom.EARLIEST)
+                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading.");
 
     public static final ConfigOption<Long> INJECT_FAILURE_AFTER =
             ConfigOptions.key("streamtrain.join.inject-failure-after")

@@ -1,10 +1,7 @@
 package io.streamtrain.sql;
 
 import io.streamtrain.ingest.mapping.FeatureMapping;
-import io.streamtrain.model.ModelKind;
 import io.streamtrain.options.OptionRule;
-import io.streamtrain.ps.optimizer.OptimizerConfig;
-import io.streamtrain.train.TrainingOptions;
 import java.util.Set;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
@@ -43,7 +40,6 @@ public final class TrainingTableFactory implements DynamicTableSinkFactory {
         helper.validateExcept(TrainingTableOptions.KAFKA_PROPERTIES_PREFIX); // unknown keys, with the list of supported ones
         String table = context.getObjectIdentifier().getObjectName();
         Configuration training = TrainingTableOptions.trainingConfiguration(context.getCatalogTable().getOptions(), table);
-        checkModel(training, table);
         RowType columns = (RowType) context.getPhysicalRowDataType().getLogicalType();
         FeatureMapping mapping = ColumnMapping.forSink(helper.getOptions().get(TrainingTableOptions.MAPPING), columns, table);
         for (OptionRule<?> rule : TrainingTableOptions.RULES) {
@@ -54,15 +50,5 @@ public final class TrainingTableFactory implements DynamicTableSinkFactory {
         }
         int stagingPartitions = helper.getOptions().get(TrainingTableOptions.STAGING_PARTITIONS);
         return new TrainingTableSink(table, training, columns, mapping, stagingPartitions);
-    }
-
-    /** The model and optimizer names and their settings, checked the way the job will read them. */
-    private static void checkModel(Configuration training, String table) {
-        try {
-            ModelKind.parse(training.get(TrainingOptions.MODEL));
-            OptimizerConfig.from(training).create();
-        } catch (IllegalArgumentException e) {
-            throw new ValidationException("streamtrain table " + table + ": " + e.getMessage(), e);
-        }
     }
 }

@@ -28,6 +28,7 @@ import io.streamtrain.train.batch.SourceRecordDeserializer;
 import io.streamtrain.train.worker.WindowReport;
 import io.streamtrain.train.feedback.PushDeserializer;
 import io.streamtrain.train.worker.Worker;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -112,7 +113,7 @@ public final class TrainingJob {
         KafkaConnection kafka = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
-        ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
+        ModelKind kind = conf.get(TrainingOptions.MODEL);
         int dim = conf.get(PsOptions.DIM);
 
         SingleOutputStreamOperator<MiniBatch> batches = records
@@ -178,11 +179,6 @@ public final class TrainingJob {
         return conf.getOptional(TrainingOptions.STOP_OFFSETS).map(TrainingOptions::partitionOffsets).orElse(Map.of());
     }
 
-    /** The settings the job relies on: {@link RequiredFlinkSettings}. */
-    public static Configuration withRequiredSettings(Configuration conf) {
-        return RequiredFlinkSettings.apply(conf);
-    }
-
     /**
      * One uid per range end: a backfill that continues an earlier one's savepoint must not take
      * over that source's positions (it read on past its range); its state is left unclaimed.
@@ -202,9 +198,9 @@ public final class TrainingJob {
         return new ModelInfo(
                 conf.get(TrainingOptions.NAME),
                 conf.get(TrainingOptions.TOPIC),
-                conf.get(TrainingOptions.MODEL),
+                conf.get(TrainingOptions.MODEL).toString(),
                 conf.get(PsOptions.DIM),
-                conf.get(PsOptions.OPTIMIZER),
+                conf.get(PsOptions.OPTIMIZER).toString(),
                 conf.getOptional(PsOptions.ROW_TTL).map(Duration::toMillis).orElse(0L),
                 conf.get(PipelineOptions.MAX_PARALLELISM));
     }
@@ -224,16 +220,6 @@ public final class TrainingJob {
             return OffsetsInitializer.offsets(
                     topicPartitions(topic, TrainingOptions.partitionOffsets(explicit.get())), OffsetResetStrategy.EARLIEST);
         }
-        String startFrom = conf.get(TrainingOptions.START_FROM);
-        switch (startFrom) {
-            case "earliest":
-                return OffsetsInitializer.earliest();
-            case "latest":
-                return OffsetsInitializer.latest();
-            case "committed":
-                return OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-            default:
-                throw new IllegalArgumentException("start-from must be earliest, latest or committed, got '" + startFrom + "'");
-        }
+        return conf.get(TrainingOptions.START_FROM).offsets();
     }
 }

@@ -4,6 +4,7 @@ import static io.streamtrain.options.OptionRule.above;
 import static io.streamtrain.options.OptionRule.atLeast;
 
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.options.OptionRule;
 import java.time.Duration;
 import java.util.List;
@@ -49,11 +50,11 @@ public final class TrainingOptions {
                     .defaultValue("streamtrain")
                     .withDescription("Model name: prefixes the consumer groups and transactional ids of this training lineage.");
 
-    public static final ConfigOption<String> MODEL =
+    public static final ConfigOption<ModelKind> MODEL =
             ConfigOptions.key("streamtrain.train.model")
-                    .stringType()
-                    .defaultValue("fm")
-                    .withDescription("Model family: lr or fm (second-order factorization machine).");
+                    .enumType(ModelKind.class)
+                    .defaultValue(ModelKind.FM)
+                    .withDescription("Model family.");
 
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamtrain.train.batch-size")
@@ -137,11 +138,11 @@ public final class TrainingOptions {
                     .defaultValue(20000)
                     .withDescription("Examples per worker subtask in the sliding progressive-validation window (AUC, logloss).");
 
-    public static final ConfigOption<String> START_FROM =
+    public static final ConfigOption<StartFrom> START_FROM =
             ConfigOptions.key("streamtrain.train.start-from")
-                    .stringType()
-                    .defaultValue("earliest")
-                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading: earliest, latest or committed.");
+                    .enumType(StartFrom.class)
+                    .defaultValue(StartFrom.EARLIEST)
+                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading.");
 
     public static final ConfigOption<String> FEEDBACK_TOPIC =
             ConfigOptions.key("streamtrain.train.feedback-topic")

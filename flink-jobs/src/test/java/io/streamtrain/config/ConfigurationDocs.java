@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DescribedEnum;
 import org.apache.flink.configuration.description.Description;
 import org.apache.flink.configuration.description.HtmlFormatter;
@@ -91,11 +90,8 @@ final class ConfigurationDocs {
         md.append('\n');
     }
 
-    @SuppressWarnings("unchecked")
-    private static <T> String valueText(ConfigOption<T> option, Object value) {
-        Configuration c = new Configuration();
-        c.set(option, (T) value);
-        return "`" + cell(c.toMap().get(option.key())) + "`";
+    private static String valueText(ConfigOption<?> option, Object value) {
+        return "`" + cell(KnownOption.valueText(option, value)) + "`";
     }
 
     private static String enumDescriptions(Class<?> type) {

@@ -3,11 +3,11 @@ package io.streamtrain.k8s;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamtrain.config.KnownOption;
 import io.streamtrain.train.RequiredFlinkSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -31,16 +31,10 @@ class K8sRequiredSettingsTest {
                 String value = conf.get(s.option().key());
                 if (value == null || !s.isValue(value)) {
                     problems.add(ResourceKinds.describe(doc) + " " + s.option().key() + ": " + (value == null ? "missing" : value)
-                            + ", required: " + requiredText(s));
+                            + ", required: " + KnownOption.valueText(s.option(), s.value()));
                 }
             }
         }
         assertEquals(List.of(), problems, r.toString());
-    }
-
-    private static <T> String requiredText(RequiredFlinkSettings.Setting<T> s) {
-        Configuration c = new Configuration();
-        c.set(s.option(), s.value());
-        return c.toMap().get(s.option().key());
     }
 }

@@ -5,6 +5,7 @@ import static io.streamtrain.options.OptionRule.atLeast;
 import static io.streamtrain.options.OptionRule.atLeastBelow;
 
 import io.streamtrain.options.OptionRule;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
@@ -14,15 +15,11 @@ import org.apache.flink.configuration.ConfigOptions;
 public final class PsOptions {
     private PsOptions() {}
 
-    public static final ConfigOption<String> OPTIMIZER =
+    public static final ConfigOption<OptimizerKind> OPTIMIZER =
             ConfigOptions.key("streamtrain.ps.optimizer")
-                    .stringType()
-                    .defaultValue("adagrad")
-                    .withDescription(
-                            "Row optimizer: sgd, adagrad, rowwise-adagrad (one accumulator for the"
-                                    + " embedding, one for the linear weight: rows a third smaller), ftrl"
-                                    + " (FTRL-Proximal on the linear weight, Adagrad on the embedding) or count"
-                                    + " (adds each occurrence to weight 0: the exactly-once oracle).");
+                    .enumType(OptimizerKind.class)
+                    .defaultValue(OptimizerKind.ADAGRAD)
+                    .withDescription("Row optimizer.");
 
     public static final ConfigOption<Integer> DIM =
             ConfigOptions.key("streamtrain.ps.dim")

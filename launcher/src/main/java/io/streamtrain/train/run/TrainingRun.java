@@ -7,6 +7,7 @@ import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.RequiredFlinkSettings;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.export.CheckpointFiles;
@@ -90,7 +91,7 @@ public final class TrainingRun {
             c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
         }
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
-        return TrainingJob.withRequiredSettings(c);
+        return RequiredFlinkSettings.apply(c);
     }
 
     public static TrainingSummary run(Settings s) throws Exception {
@@ -233,14 +234,11 @@ public final class TrainingRun {
     }
 
     private static Map<TopicPartition, Long> freshStart(KafkaProgress kafka, Configuration conf, String topic) throws Exception {
-        switch (conf.get(TrainingOptions.START_FROM)) {
-            case "latest":
-                return kafka.endOffsets(topic);
-            case "committed":
-                return withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
-            default:
-                return kafka.startOffsets(topic);
-        }
+        return switch (conf.get(TrainingOptions.START_FROM)) {
+            case LATEST -> kafka.endOffsets(topic);
+            case COMMITTED -> withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+            case EARLIEST -> kafka.startOffsets(topic);
+        };
     }
 
     private static Map<TopicPartition, Long> withFloor(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> floor) {
