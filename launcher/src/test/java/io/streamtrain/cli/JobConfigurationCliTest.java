@@ -134,6 +134,15 @@ class JobConfigurationCliTest {
     }
 
     @Test
+    void theHelpNamesEachFlagsOptionAndChoicesButNoDefaultOfItsOwn() {
+        Run r = train(Map.of(), "--help");
+        assertEquals(0, r.code, r.err);
+        assertTrue(r.out.contains("sgd, adagrad, rowwise-adagrad, ftrl, count (streamtrain.ps.optimizer)"), r.out);
+        assertTrue(r.out.contains("Examples per mini-batch (streamtrain.train.batch-size)"), r.out);
+        assertTrue(r.out.contains("--flink-conf"), r.out);
+    }
+
+    @Test
     void aTrainingTopicIsRequiredFromSomeSource() {
         Run r = train(Map.of());
         assertEquals(1, r.code);
@@ -166,6 +175,7 @@ class JobConfigurationCliTest {
         StringWriter err = new StringWriter();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
+        cli.setUsageHelpWidth(200);
         int code = cli.execute(args);
         return new Run(code, out.toString(), err.toString());
     }
