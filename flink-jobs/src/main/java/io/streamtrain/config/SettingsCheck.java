@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.commons.text.similarity.LevenshteinDistance;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -65,13 +66,13 @@ public final class SettingsCheck {
                 streamtrainProblem(key, value).ifPresent(reason -> errors.add(new Problem(key, shown, reason)));
             } else {
                 FlinkOptionKeys flink = FlinkOptionKeys.common();
-                if (!flink.knows(key) && !isMapEntry(flink, key)) {
+                if (!flink.knows(key) && !isMapEntry(flink::find, key)) {
                     flink = FlinkOptionKeys.onClasspath();
                 }
                 flink.find(key).flatMap(o -> o.parseProblem(value)).ifPresent(reason -> errors.add(new Problem(key, shown, reason)));
                 if (flink.knows(key)) {
                     flink.deprecation(key).ifPresent(d -> warnings.add(key + ": deprecated: " + d));
-                } else if (!isMapEntry(flink, key) && UNDECLARED_PREFIXES.stream().noneMatch(key::startsWith)) {
+                } else if (!isMapEntry(flink::find, key) && UNDECLARED_PREFIXES.stream().noneMatch(key::startsWith)) {
                     warnings.add(key + ": not a configuration key of Flink or streamtrain; nothing reads it unless a plugin does");
                 }
             }
@@ -81,6 +82,9 @@ public final class SettingsCheck {
 
     private static Optional<String> streamtrainProblem(String key, String value) {
         Optional<KnownOption> option = StreamtrainOptions.find(key);
+        if (option.isEmpty() && isMapEntry(StreamtrainOptions::find, key)) {
+            return Optional.empty();
+        }
         if (option.isEmpty()) {
             return Optional.of("unknown streamtrain key" + closest(key).map(k -> "; did you mean " + k + "?").orElse("")
                     + " (" + SUGGESTIONS_FROM + ")");
@@ -93,10 +97,10 @@ public final class SettingsCheck {
         return StreamtrainOptions.rule(key).flatMap(rule -> rule.problem(one));
     }
 
-    /** A map option's entry given under its own key ({@code pipeline.global-job-parameters.name}). */
-    private static boolean isMapEntry(FlinkOptionKeys flink, String key) {
+    /** A map option's entry given under its own key ({@code streamtrain.kafka.properties.security.protocol}). */
+    private static boolean isMapEntry(Function<String, Optional<KnownOption>> find, String key) {
         for (int dot = key.lastIndexOf('.'); dot > 0; dot = key.lastIndexOf('.', dot - 1)) {
-            Optional<KnownOption> prefix = flink.find(key.substring(0, dot));
+            Optional<KnownOption> prefix = find.apply(key.substring(0, dot));
             if (prefix.isPresent()) {
                 return prefix.get().valueType() == Map.class;
             }

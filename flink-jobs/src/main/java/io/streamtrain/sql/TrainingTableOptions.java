@@ -80,7 +80,9 @@ public final class TrainingTableOptions {
         Map<String, String> tableKeys = new HashMap<>();
         tableOptions.forEach((key, value) -> {
             if (key.startsWith(KAFKA_PROPERTIES_PREFIX)) {
-                conf.setString(TrainingOptions.KAFKA_PROPERTIES.key() + "." + key.substring(KAFKA_PROPERTIES_PREFIX.length()), value);
+                String property = TrainingOptions.KAFKA_PROPERTIES.key() + "." + key.substring(KAFKA_PROPERTIES_PREFIX.length());
+                settings.put(property, value);
+                tableKeys.put(property, key);
                 return;
             }
             ConfigOption<?> option = TRAINING.get(key);

@@ -27,10 +27,13 @@ import org.rocksdb.CompressionType;
  * says; the others are defaults, set unless the user chose otherwise.
  */
 public final class RequiredFlinkSettings {
-    /** One required setting; {@code forced} when the job cannot work with another value. */
-    public record Setting<T>(ConfigOption<T> option, T value, boolean forced) {
-        void applyTo(Configuration c) {
-            if (forced || !c.contains(option)) {
+    /**
+     * One required setting; {@code forced} when the job cannot work with another value. A default
+     * with {@code partOf} belongs to that option's choice: it is left out when the user made it.
+     */
+    public record Setting<T>(ConfigOption<T> option, T value, boolean forced, ConfigOption<?> partOf) {
+        void applyTo(Configuration given, Configuration c) {
+            if (forced || !given.contains(option) && (partOf == null || !given.contains(partOf))) {
                 c.set(option, value);
             }
         }
@@ -76,13 +79,13 @@ public final class RequiredFlinkSettings {
             // 5 restarts (a bad setting, a damaged checkpoint) fails the job, and the run ends with its
             // cause, in about half a minute. A job that ran 20 s since its last restart starts the count
             // afresh, so lost TaskManagers (chaos kills one every 30 s) are recovered without end.
-            // (Under another strategy the exponential-delay keys are set but not read.)
+            // A user who chose a strategy gets none of these.
             byDefault(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay"),
-            byDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1)),
-            byDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0),
-            byDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(10)),
-            byDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofSeconds(20)),
-            byDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 5),
+            restartDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1)),
+            restartDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0),
+            restartDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(10)),
+            restartDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofSeconds(20)),
+            restartDefault(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 5),
             // The PS's buckets are the job's key groups, so their number must be known when the job is built.
             byDefault(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM));
 
@@ -94,15 +97,20 @@ public final class RequiredFlinkSettings {
         if (c.contains(PipelineOptions.MAX_PARALLELISM) && c.get(PipelineOptions.MAX_PARALLELISM) <= 0) {
             c.removeConfig(PipelineOptions.MAX_PARALLELISM); // Flink's "not set"
         }
-        SETTINGS.forEach(s -> s.applyTo(c));
+        Configuration given = new Configuration(c);
+        SETTINGS.forEach(s -> s.applyTo(given, c));
         return c;
     }
 
     private static <T> Setting<T> forced(ConfigOption<T> option, T value) {
-        return new Setting<>(option, value, true);
+        return new Setting<>(option, value, true, null);
     }
 
     private static <T> Setting<T> byDefault(ConfigOption<T> option, T value) {
-        return new Setting<>(option, value, false);
+        return new Setting<>(option, value, false, null);
+    }
+
+    private static <T> Setting<T> restartDefault(ConfigOption<T> option, T value) {
+        return new Setting<>(option, value, false, RestartStrategyOptions.RESTART_STRATEGY);
     }
 }

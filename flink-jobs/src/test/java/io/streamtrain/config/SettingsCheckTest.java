@@ -47,6 +47,7 @@ class SettingsCheckTest {
                 "state.backend.rocksdb.use-bloom-filter", "true",
                 "metrics.reporter.prom.port", "9249",
                 "pipeline.global-job-parameters.team", "ranking",
+                "streamtrain.kafka.properties.security.protocol", "SASL_SSL",
                 "streamtrain.train.batch-size", "64"));
         assertEquals(List.of(), r.errors());
         assertEquals(List.of(), r.warnings());

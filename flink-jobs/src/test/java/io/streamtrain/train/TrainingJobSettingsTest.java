@@ -32,17 +32,17 @@ class TrainingJobSettingsTest {
 
     @Test
     void restartsAreBoundedUnlessTheUserChoseAStrategy() {
-        Configuration c = TrainingJob.withRequiredSettings(new Configuration());
+        Configuration c = RequiredFlinkSettings.apply(new Configuration());
         assertEquals("exponential-delay", c.get(RestartStrategyOptions.RESTART_STRATEGY));
         assertEquals(5, c.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS));
 
         Configuration fewer = new Configuration();
         fewer.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 2);
-        assertEquals(2, TrainingJob.withRequiredSettings(fewer).get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS));
+        assertEquals(2, RequiredFlinkSettings.apply(fewer).get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS));
 
         Configuration none = new Configuration();
         none.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        Configuration kept = TrainingJob.withRequiredSettings(none);
+        Configuration kept = RequiredFlinkSettings.apply(none);
         assertEquals("none", kept.get(RestartStrategyOptions.RESTART_STRATEGY));
         assertFalse(kept.contains(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS));
     }
