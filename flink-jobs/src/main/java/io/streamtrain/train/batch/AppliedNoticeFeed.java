@@ -143,7 +143,9 @@ final class AppliedNoticeFeed implements AutoCloseable {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "5");
+        // A fetch returns as soon as a notice is there; while none is, the broker holds it (Kafka's
+        // default 500 ms) rather than this thread asking again every few milliseconds.
+        p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, String.valueOf(POLL_TIMEOUT.toMillis()));
         p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits");
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
