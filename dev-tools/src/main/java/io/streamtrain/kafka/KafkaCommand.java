@@ -54,7 +54,7 @@ public final class KafkaCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         PrintWriter out = spec.commandLine().getOut();
         try {
-            Topics.ensure(kafka.bootstrapServers(), wanted);
+            Topics.ensure(kafka.connection(), wanted);
             out.printf("kafka: listening on %s (data in %s); Ctrl-C to stop%n", kafka.bootstrapServers(), kafka.dataDir());
             out.flush();
             stopped.await();

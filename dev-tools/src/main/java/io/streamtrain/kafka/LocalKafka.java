@@ -122,6 +122,11 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     /** {@code 127.0.0.1:PORT}. */
+    /** This broker, with Kafka's default client settings. */
+    public KafkaConnection connection() {
+        return KafkaConnection.to(bootstrapServers());
+    }
+
     public String bootstrapServers() {
         return HOST + ":" + port;
     }
@@ -136,7 +141,7 @@ public final class LocalKafka implements AutoCloseable {
 
     /** Creates the topic unless it exists (an existing topic keeps its partition count). */
     public void createTopic(String name, int partitions) {
-        Topics.ensure(bootstrapServers(), Map.of(name, partitions));
+        Topics.ensure(connection(), Map.of(name, partitions));
     }
 
     @Override
@@ -222,7 +227,7 @@ public final class LocalKafka implements AutoCloseable {
 
     private void awaitReady() {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        try (Admin admin = Topics.admin(bootstrapServers())) {
+        try (Admin admin = Topics.admin(connection())) {
             while (true) {
                 try {
                     if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {

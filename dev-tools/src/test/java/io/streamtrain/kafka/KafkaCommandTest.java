@@ -37,7 +37,7 @@ class KafkaCommandTest {
         Matcher m = Pattern.compile("kafka: listening on (127\\.0\\.0\\.1:\\d+) \\(data in (.+)\\); Ctrl-C to stop").matcher(line);
         assertTrue(m.matches(), line);
         assertEquals(dir.toAbsolutePath().toString(), m.group(2));
-        try (Admin admin = Topics.admin(m.group(1))) {
+        try (Admin admin = Topics.admin(KafkaConnection.to(m.group(1)))) {
             Map<String, TopicDescription> topics = admin.describeTopics(Set.of("cmd-a", "cmd-b")).allTopicNames().get();
             assertEquals(3, topics.get("cmd-a").partitions().size());
             assertEquals(1, topics.get("cmd-b").partitions().size());

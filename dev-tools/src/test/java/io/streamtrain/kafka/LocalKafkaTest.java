@@ -29,7 +29,7 @@ class LocalKafkaTest {
             kafka.createTopic("persisted", 2);
         }
         try (LocalKafka kafka = LocalKafka.start(port, dir);
-                Admin admin = Topics.admin(kafka.bootstrapServers())) {
+                Admin admin = Topics.admin(kafka.connection())) {
             assertTrue(admin.listTopics().names().get().contains("persisted"));
             assertEquals(2, admin.describeTopics(Set.of("persisted")).allTopicNames().get()
                     .get("persisted").partitions().size());

@@ -1,5 +1,6 @@
 package io.streamtrain.testing;
 
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.kafka.Topics;
 import java.time.Duration;
@@ -8,7 +9,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -17,8 +17,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,16 +91,14 @@ public final class KafkaFixture {
         return bootstrapServers;
     }
 
-    /** Creates the topic unless it exists. */
-    public void createTopic(String name, int partitions) {
-        Topics.ensure(bootstrapServers, Map.of(name, partitions));
+    /** The broker, with Kafka's default client settings. */
+    public KafkaConnection connection() {
+        return KafkaConnection.to(bootstrapServers);
     }
 
-    /** Base client properties (bootstrap servers). */
-    public Properties clientProperties() {
-        Properties p = new Properties();
-        p.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        return p;
+    /** Creates the topic unless it exists. */
+    public void createTopic(String name, int partitions) {
+        Topics.ensure(connection(), Map.of(name, partitions));
     }
 
     /**
@@ -112,23 +108,26 @@ public final class KafkaFixture {
      * expires (seen here on a freshly created partition), silently losing test input.
      */
     public KafkaProducer<byte[], byte[]> producer() {
-        Properties p = clientProperties();
-        p.setProperty(ProducerConfig.ACKS_CONFIG, "all");
-        p.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.setProperty(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-        p.setProperty(ProducerConfig.LINGER_MS_CONFIG, "5");
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return connection().client()
+                .idempotent()
+                .require(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1)
+                .require(ProducerConfig.LINGER_MS_CONFIG, 5)
+                .producer();
+    }
+
+    /** A new transactional byte-array producer with this id (the caller calls initTransactions and closes it). */
+    public KafkaProducer<byte[], byte[]> transactionalProducer(String transactionalId) {
+        return connection().client().idempotent().require(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId).producer();
     }
 
     /** A new byte-array consumer with a fresh group id, auto commit off, reading from the earliest offset. */
     public KafkaConsumer<byte[], byte[]> consumer(boolean readCommitted) {
-        Properties p = clientProperties();
-        p.setProperty(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.setProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return connection().client()
+                .require(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID())
+                .require(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
+                .require(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false)
+                .require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted")
+                .consumer();
     }
 
     /**

@@ -8,14 +8,11 @@ import io.streamtrain.kafka.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 class KafkaFixtureTest {
@@ -41,7 +38,7 @@ class KafkaFixtureTest {
         kafka.createTopic("fixture-created", 4);
         kafka.createTopic("fixture-created", 4);
         kafka.createTopic("fixture-created", 2); // exists: left alone
-        try (Admin admin = Topics.admin(kafka.bootstrapServers())) {
+        try (Admin admin = Topics.admin(kafka.connection())) {
             int partitions = admin.describeTopics(Set.of("fixture-created")).allTopicNames().get()
                     .get("fixture-created").partitions().size();
             assertEquals(4, partitions);
@@ -51,7 +48,7 @@ class KafkaFixtureTest {
     @Test
     void missingTopicReadsEmptyWithoutCreatingIt() throws Exception {
         assertTrue(kafka.readAll("fixture-never-written", true, Duration.ofSeconds(5)).isEmpty());
-        try (Admin admin = Topics.admin(kafka.bootstrapServers())) {
+        try (Admin admin = Topics.admin(kafka.connection())) {
             assertTrue(!admin.listTopics().names().get().contains("fixture-never-written"));
         }
     }
@@ -59,10 +56,7 @@ class KafkaFixtureTest {
     @Test
     void readCommittedSkipsAbortedTransactions() throws Exception {
         kafka.createTopic("fixture-tx", 1);
-        Properties p = kafka.clientProperties();
-        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "fixture-tx-producer");
-        p.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, String.valueOf(Duration.ofMinutes(15).toMillis()));
-        try (KafkaProducer<byte[], byte[]> tx = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> tx = kafka.transactionalProducer("fixture-tx-producer")) {
             tx.initTransactions();
             tx.beginTransaction();
             tx.send(new ProducerRecord<>("fixture-tx", bytes("aborted")));

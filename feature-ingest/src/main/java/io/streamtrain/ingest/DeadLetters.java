@@ -3,7 +3,6 @@ package io.streamtrain.ingest;
 import io.streamtrain.ingest.format.ParseResult;
 import io.streamtrain.schema.DeadLetter;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 
@@ -28,10 +27,9 @@ public final class DeadLetters {
         return "partition:" + partition + "/offset:" + offset;
     }
 
-    /** A rejected input line. */
-    public static DeadLetter forLine(String source, long lineNumber, ParseResult.Rejected rejected, String line, Instant time) {
-        return of(source, lineLocation(lineNumber), rejected.reason().code(), rejected.detail(),
-                line.getBytes(StandardCharsets.UTF_8), time);
+    /** A rejected input line, with the bytes it was read from (without its line end). */
+    public static DeadLetter forLine(String source, long lineNumber, ParseResult.Rejected rejected, byte[] line, Instant time) {
+        return of(source, lineLocation(lineNumber), rejected.reason().code(), rejected.detail(), line, time);
     }
 
     /** A rejected Kafka record (e.g. reason {@code not-avro}). */

@@ -1,5 +1,6 @@
 package io.streamtrain.ingest;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -9,16 +10,16 @@ import java.util.function.Consumer;
  * Where and how an ingest run writes.
  *
  * @param partitions create missing topics with this many partitions; 0 leaves topic creation to the cluster
- * @param producerOverrides extra/overriding Kafka producer properties
+ * @param producerOverrides producer properties that replace ingest's and the user's client properties
  * @param progress receives a progress line at most every {@code progressInterval}; null for none
  */
-public record IngestSettings(String bootstrapServers, String topic, String deadLetterTopic, int partitions,
+public record IngestSettings(KafkaConnection kafka, String topic, String deadLetterTopic, int partitions,
         Map<String, Object> producerOverrides, Consumer<String> progress, Duration progressInterval) {
     public static final int DEFAULT_PARTITIONS = 4;
     public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(2);
 
     public IngestSettings {
-        Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+        Objects.requireNonNull(kafka, "kafka");
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(deadLetterTopic, "deadLetterTopic");
         Objects.requireNonNull(progressInterval, "progressInterval");
@@ -37,24 +38,24 @@ public record IngestSettings(String bootstrapServers, String topic, String deadL
     }
 
     /** Dead letters to {@code <topic>.dlq}, 4 partitions, no progress output. */
-    public static IngestSettings of(String bootstrapServers, String topic) {
-        return new IngestSettings(bootstrapServers, topic, defaultDeadLetterTopic(topic), DEFAULT_PARTITIONS,
+    public static IngestSettings of(KafkaConnection kafka, String topic) {
+        return new IngestSettings(kafka, topic, defaultDeadLetterTopic(topic), DEFAULT_PARTITIONS,
                 Map.of(), null, DEFAULT_PROGRESS_INTERVAL);
     }
 
     public IngestSettings withDeadLetterTopic(String t) {
-        return new IngestSettings(bootstrapServers, topic, t, partitions, producerOverrides, progress, progressInterval);
+        return new IngestSettings(kafka, topic, t, partitions, producerOverrides, progress, progressInterval);
     }
 
     public IngestSettings withPartitions(int n) {
-        return new IngestSettings(bootstrapServers, topic, deadLetterTopic, n, producerOverrides, progress, progressInterval);
+        return new IngestSettings(kafka, topic, deadLetterTopic, n, producerOverrides, progress, progressInterval);
     }
 
     public IngestSettings withProducerOverrides(Map<String, Object> p) {
-        return new IngestSettings(bootstrapServers, topic, deadLetterTopic, partitions, p, progress, progressInterval);
+        return new IngestSettings(kafka, topic, deadLetterTopic, partitions, p, progress, progressInterval);
     }
 
     public IngestSettings withProgress(Consumer<String> sink, Duration interval) {
-        return new IngestSettings(bootstrapServers, topic, deadLetterTopic, partitions, producerOverrides, sink, interval);
+        return new IngestSettings(kafka, topic, deadLetterTopic, partitions, producerOverrides, sink, interval);
     }
 }

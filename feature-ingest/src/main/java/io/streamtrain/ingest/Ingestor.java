@@ -1,14 +1,15 @@
 package io.streamtrain.ingest;
 
+import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseResult;
+import io.streamtrain.kafka.KafkaClientConfig;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -17,14 +18,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,11 +44,9 @@ public final class Ingestor {
     /** Ingests a file, or stdin for {@code "-"}; dead letters name the path as given. */
     public static IngestStats ingestFile(IngestSettings settings, String file, LineParser parser) {
         if ("-".equals(file)) {
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
-            return ingestLines(settings, in, "stdin", parser);
+            return ingestLines(settings, new InputLines(System.in), "stdin", parser);
         }
-        try (BufferedReader in = new BufferedReader(
-                new InputStreamReader(Files.newInputStream(Path.of(file)), StandardCharsets.UTF_8), 1 << 16)) {
+        try (InputLines in = new InputLines(Files.newInputStream(Path.of(file)))) {
             return ingestLines(settings, in, file, parser);
         } catch (NoSuchFileException e) {
             throw new IngestException("no such file: " + file, e);
@@ -59,17 +56,18 @@ public final class Ingestor {
     }
 
     /**
-     * Ingests lines; line numbers are 1-based and count a header line (which a CSV parser reads first). Bytes that are not UTF-8 in a file read as U+FFFD
-     * (a replacing decoder): one bad byte must not abort a long run, and such a line usually
-     * ends up rejected.
+     * Ingests lines; line numbers are 1-based and count a header line (which a CSV parser reads
+     * first); a CSV record whose quoted field holds line breaks is one example, numbered by its
+     * first line ({@link InputLines#next(LineParser)}). A rejected line's dead letter carries the bytes it was read from, even where they
+     * are not UTF-8 (see {@link InputLines}).
      */
-    public static IngestStats ingestLines(IngestSettings settings, BufferedReader lines, String source, LineParser parser) {
+    public static IngestStats ingestLines(IngestSettings settings, InputLines lines, String source, LineParser parser) {
         try (Run run = new Run(settings)) {
             long lineNumber = 0;
             String line;
             try {
                 if (parser.expectsHeader()) {
-                    String header = lines.readLine();
+                    String header = lines.next();
                     if (header == null) {
                         return run.finish();
                     }
@@ -80,13 +78,14 @@ public final class Ingestor {
                         throw new IngestException(source + " line 1 (header): " + e.getMessage(), e);
                     }
                 }
-                while ((line = lines.readLine()) != null) {
-                    lineNumber++;
-                    ParseResult result = parser.parse(line, lineNumber);
+                while ((line = lines.next(parser)) != null) {
+                    long first = lineNumber + 1; // a CSV record may take several lines: it is known by its first
+                    lineNumber += lines.lines();
+                    ParseResult result = parser.parse(line, first);
                     if (result instanceof ParseResult.Ok ok) {
                         run.example(ok.example());
                     } else {
-                        run.deadLetter(DeadLetters.forLine(source, lineNumber, (ParseResult.Rejected) result, line, Instant.now()));
+                        run.deadLetter(DeadLetters.forLine(source, first, (ParseResult.Rejected) result, lines.bytes(), Instant.now()));
                     }
                 }
             } catch (IOException e) {
@@ -96,21 +95,18 @@ public final class Ingestor {
         }
     }
 
-    /** The producer configuration ingest uses (before overrides). */
-    public static Properties producerProperties(String bootstrapServers) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, "streamtrain-ingest");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        // Throughput: large, briefly lingering, compressed batches (lz4: cheap on CPU).
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(256 * 1024));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, String.valueOf(64L << 20));
-        // Fail a run against an unreachable cluster in 30 s rather than hanging.
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        return p;
+    /** Ingest's producer: idempotent, throughput-tuned defaults that the user's client properties may replace. */
+    public static KafkaClientConfig producer(KafkaConnection kafka) {
+        return kafka.client()
+                .idempotent()
+                .withDefault(ProducerConfig.CLIENT_ID_CONFIG, "streamtrain-ingest")
+                // Throughput: large, briefly lingering, compressed batches (lz4: cheap on CPU).
+                .withDefault(ProducerConfig.LINGER_MS_CONFIG, 20)
+                .withDefault(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024)
+                .withDefault(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4")
+                .withDefault(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L << 20)
+                // Fail a run against an unreachable cluster in 30 s rather than hanging.
+                .withDefault(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30000);
     }
 
     /** One run: the producer, the counters, the first send failure and the progress clock. */
@@ -142,15 +138,15 @@ public final class Ingestor {
             this.settings = settings;
             if (settings.partitions() > 0) {
                 try {
-                    Topics.ensure(settings.bootstrapServers(), topics);
+                    Topics.ensure(settings.kafka(), topics);
                 } catch (KafkaException e) {
                     throw new IngestException("could not create topics " + topics.keySet() + " on "
-                            + settings.bootstrapServers() + ": " + e.getMessage(), e);
+                            + settings.kafka() + ": " + e.getMessage(), e);
                 }
             }
-            Properties p = producerProperties(settings.bootstrapServers());
-            p.putAll(settings.producerOverrides());
-            this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+            KafkaClientConfig config = producer(settings.kafka());
+            settings.producerOverrides().forEach(config::require);
+            this.producer = config.producer();
             this.deadLetters = new DeadLetterWriter(producer, settings.deadLetterTopic());
             this.progressNanos = settings.progressInterval().toNanos();
             this.nextProgress = startNanos + progressNanos;
@@ -186,14 +182,14 @@ public final class Ingestor {
             try {
                 send.run();
             } catch (KafkaException e) {
-                throw new IngestException("send to " + settings.bootstrapServers() + " failed: " + e.getMessage(), e);
+                throw new IngestException("send to " + settings.kafka() + " failed: " + e.getMessage(), e);
             }
         }
 
         private void checkFailure() {
             Exception e = failure.get();
             if (e != null) {
-                throw new IngestException("a record was not acknowledged by Kafka (" + settings.bootstrapServers()
+                throw new IngestException("a record was not acknowledged by Kafka (" + settings.kafka()
                         + "): " + e.getMessage(), e);
             }
         }
@@ -215,7 +211,7 @@ public final class Ingestor {
             try {
                 producer.flush(); // every send is acknowledged (or failed) once this returns
             } catch (KafkaException e) {
-                throw new IngestException("flush to " + settings.bootstrapServers() + " failed: " + e.getMessage(), e);
+                throw new IngestException("flush to " + settings.kafka() + " failed: " + e.getMessage(), e);
             }
             checkFailure();
             double seconds = (System.nanoTime() - startNanos) / 1e9;

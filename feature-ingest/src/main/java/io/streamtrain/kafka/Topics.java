@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,19 +29,18 @@ public final class Topics {
 
     private Topics() {}
 
-    public static Admin admin(String bootstrapServers) {
-        Properties p = new Properties();
-        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.setProperty(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-admin");
-        // Give up on an unreachable cluster within TIMEOUT instead of the default 60 s.
-        p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(TIMEOUT.toMillis()));
-        p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(TIMEOUT.toMillis() / 2));
-        return Admin.create(p);
+    public static Admin admin(KafkaConnection kafka) {
+        return kafka.client()
+                .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-admin")
+                // Give up on an unreachable cluster within TIMEOUT instead of the default 60 s.
+                .withDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, TIMEOUT.toMillis())
+                .withDefault(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, TIMEOUT.toMillis() / 2)
+                .admin();
     }
 
     /** Creates each topic (name → partitions) that does not exist yet; existing ones are left as they are. */
-    public static void ensure(String bootstrapServers, Map<String, Integer> topics) {
-        Admin admin = admin(bootstrapServers);
+    public static void ensure(KafkaConnection kafka, Map<String, Integer> topics) {
+        Admin admin = admin(kafka);
         try {
             ensure(admin, topics);
         } finally {

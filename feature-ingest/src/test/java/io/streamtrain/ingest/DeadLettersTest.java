@@ -16,7 +16,7 @@ class DeadLettersTest {
     void lineAndRecordLocations() throws Exception {
         Instant t = Instant.ofEpochMilli(1234);
         DeadLetter d = DeadLetters.forLine("data/a.svm", 12, new ParseResult.Rejected(RejectReason.BAD_LABEL, "label '2'"),
-                "2 1:1", t);
+                "2 1:1".getBytes(StandardCharsets.UTF_8), t);
         assertEquals("data/a.svm", d.getSource());
         assertEquals("line:12", d.getLocation());
         assertEquals("bad-label", d.getReason());

@@ -1,19 +1,20 @@
 package io.streamtrain.join;
 
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.train.KafkaSinks;
 import io.streamtrain.train.PromptCommitSource;
 import io.streamtrain.train.TrainingJob;
-import io.streamtrain.train.batch.Rejected;
+import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.feedback.DeadLetterSerializer;
 import java.io.IOException;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -31,19 +32,23 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * only once both streams have passed its end.
  */
 public final class JoinJob {
+    /** The names of the joiner's two inputs, in their operators' names and uids. */
+    public static final String IMPRESSIONS = "impressions";
+    public static final String CLICKS = "clicks";
+
     private JoinJob() {}
 
     public static void build(StreamExecutionEnvironment env, Configuration conf) throws IOException {
-        String bootstrap = conf.get(JoinOptions.BOOTSTRAP);
+        KafkaConnection kafka = TrainingOptions.kafka(conf);
         String impressionsTopic = JoinOptions.require(conf, JoinOptions.IMPRESSIONS_TOPIC);
         String clicksTopic = JoinOptions.require(conf, JoinOptions.CLICKS_TOPIC);
         String outTopic = JoinOptions.require(conf, JoinOptions.OUT_TOPIC);
         FeatureMapping mapping = FeatureMapping.load(conf.get(JoinOptions.MAPPING));
 
         SingleOutputStreamOperator<JoinEvent> impressions = readable(env, conf,
-                source(conf, impressionsTopic, JoinOptions.impressionsGroup(conf), JoinEventDeserializer.impressions()), "impressions");
+                source(conf, kafka, impressionsTopic, JoinOptions.impressionsGroup(conf), JoinEventDeserializer.impressions()), IMPRESSIONS);
         SingleOutputStreamOperator<JoinEvent> clicks = readable(env, conf,
-                source(conf, clicksTopic, JoinOptions.clicksGroup(conf), JoinEventDeserializer.clicks()), "clicks");
+                source(conf, kafka, clicksTopic, JoinOptions.clicksGroup(conf), JoinEventDeserializer.clicks()), CLICKS);
 
         SingleOutputStreamOperator<JoinedExample> joined = impressions
                 .keyBy(e -> e.impressionId, Types.STRING)
@@ -58,48 +63,36 @@ public final class JoinJob {
                 .name("joiner");
 
         String name = conf.get(JoinOptions.NAME);
-        joined.sinkTo(KafkaSink.<JoinedExample>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new JoinedExampleSerializer(outTopic))
-                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-                        .setTransactionalIdPrefix(name + "-out")
-                        .setKafkaProducerConfig(TrainingJob.transactionalProducerProperties())
-                        .build())
+        joined.sinkTo(KafkaSinks.exactlyOnce(kafka, new JoinedExampleSerializer(outTopic), name + "-out"))
                 .uid("streamtrain-join-sink")
                 .name("examples-sink");
 
         impressions.getSideOutput(ReadableOnly.DEAD_LETTERS)
                 .union(clicks.getSideOutput(ReadableOnly.DEAD_LETTERS), joined.getSideOutput(ImpressionClickJoiner.DEAD_LETTERS))
-                .sinkTo(KafkaSink.<Rejected>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setRecordSerializer(new DeadLetterSerializer(JoinOptions.deadLetterTopic(conf)))
-                        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-                        .setTransactionalIdPrefix(name + "-dlq")
-                        .setKafkaProducerConfig(TrainingJob.transactionalProducerProperties())
-                        .build())
+                .sinkTo(KafkaSinks.exactlyOnce(kafka, new DeadLetterSerializer(JoinOptions.deadLetterTopic(conf)), name + "-dlq"))
                 .uid("streamtrain-join-dead-letter-sink")
                 .name("dead-letter-sink");
     }
 
-    private static KafkaSource<JoinEvent> source(Configuration conf, String topic, String group, JoinEventDeserializer deserializer) {
+    private static KafkaSource<JoinEvent> source(Configuration conf, KafkaConnection kafka, String topic, String group,
+            JoinEventDeserializer deserializer) {
         KafkaSourceBuilder<JoinEvent> b = KafkaSource.<JoinEvent>builder()
-                .setBootstrapServers(conf.get(JoinOptions.BOOTSTRAP))
+                .setProperties(TrainingJob.readCommitted(kafka))
                 .setTopics(topic)
                 .setGroupId(group)
                 .setStartingOffsets(startingOffsets(conf.get(JoinOptions.START_FROM)))
-                .setDeserializer(deserializer)
-                .setProperty("isolation.level", "read_committed");
+                .setDeserializer(deserializer);
         if (conf.get(JoinOptions.UNTIL_END)) {
             b.setBounded(OffsetsInitializer.latest());
         } else {
-            b.setProperty("partition.discovery.interval.ms", "30000");
+            b.setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), "30000");
         }
         return b.build();
     }
 
     private static SingleOutputStreamOperator<JoinEvent> readable(StreamExecutionEnvironment env, Configuration conf,
             KafkaSource<JoinEvent> source, String name) {
-        DataStream<JoinEvent> events = env.fromSource(new PromptCommitSource<>(source), watermarks(conf), name).uid("streamtrain-join-" + name + "-source");
+        DataStream<JoinEvent> events = env.fromSource(new PromptCommitSource<>(source), watermarks(conf), name).uid(sourceUid(name));
         return events.process(new ReadableOnly()).uid("streamtrain-join-" + name + "-readable").name(name + "-readable");
     }
 
@@ -114,6 +107,11 @@ public final class JoinJob {
     /** Same defaults as the training job (unaligned checkpoints retained on cancel, RocksDB, restarts). */
     public static Configuration withRequiredSettings(Configuration conf) {
         return TrainingJob.withRequiredSettings(conf);
+    }
+
+    /** The uid of the source of {@link #IMPRESSIONS} or {@link #CLICKS}: a run reads its progress from their split state. */
+    public static String sourceUid(String input) {
+        return "streamtrain-join-" + input + "-source";
     }
 
     public static String jobName(Configuration conf) {

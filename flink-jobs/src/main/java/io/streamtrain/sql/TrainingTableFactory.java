@@ -39,7 +39,7 @@ public final class TrainingTableFactory implements DynamicTableSinkFactory {
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validate(); // unknown keys, with the list of supported ones
+        helper.validateExcept(TrainingTableOptions.KAFKA_PROPERTIES_PREFIX); // unknown keys, with the list of supported ones
         String table = context.getObjectIdentifier().getObjectName();
         Configuration training = TrainingTableOptions.trainingConfiguration(context.getCatalogTable().getOptions(), table);
         checkModel(training, table);

@@ -18,6 +18,7 @@ import org.apache.flink.table.api.ValidationException;
  * is {@code 'model'}, {@code streamtrain.ps.dim} is {@code 'dim'}, {@code streamtrain.kafka.bootstrap-servers}
  * is {@code 'kafka.bootstrap-servers'}), plus the table's own: how columns become features and the
  * staging topic's partitions. One set of definitions, so defaults and descriptions cannot drift.
+ * Kafka client properties are {@code 'properties.<key>'}, as in Flink's Kafka connector.
  */
 public final class TrainingTableOptions {
     public static final ConfigOption<String> MAPPING =
@@ -37,9 +38,15 @@ public final class TrainingTableOptions {
                             + " creates it: the query's rows are written there as Avro Examples, exactly once, and"
                             + " the training loop in the same job reads them; partitions are its units of parallelism.");
 
-    /** Training options that a table does not set: where the loop's source starts is the sink's business. */
-    private static final Set<String> NOT_FOR_TABLES = Set.of(
-            TrainingOptions.START_FROM.key(), TrainingOptions.START_OFFSETS.key(), TrainingOptions.STOP_OFFSETS.key());
+    /** {@code 'properties.<key>'}: a Kafka client property of every client the table's job makes ({@link TrainingOptions#KAFKA_PROPERTIES}). */
+    public static final String KAFKA_PROPERTIES_PREFIX = "properties.";
+
+    /**
+     * Training options that a table does not set: where the loop's source starts is the sink's
+     * business, and Kafka client properties are given one key each ({@link #KAFKA_PROPERTIES_PREFIX}).
+     */
+    private static final Set<String> NOT_FOR_TABLES = Set.of(TrainingOptions.START_FROM.key(), TrainingOptions.START_OFFSETS.key(),
+            TrainingOptions.STOP_OFFSETS.key(), TrainingOptions.KAFKA_PROPERTIES.key());
 
     /** Short table key → the training option it sets. */
     private static final Map<String, ConfigOption<?>> TRAINING = trainingOptions();
@@ -65,6 +72,10 @@ public final class TrainingTableOptions {
         conf.set(TrainingOptions.NAME, tableName);
         conf.set(TrainingOptions.TOPIC, tableName + ".examples");
         tableOptions.forEach((key, value) -> {
+            if (key.startsWith(KAFKA_PROPERTIES_PREFIX)) {
+                conf.setString(TrainingOptions.KAFKA_PROPERTIES.key() + "." + key.substring(KAFKA_PROPERTIES_PREFIX.length()), value);
+                return;
+            }
             ConfigOption<?> option = TRAINING.get(key);
             if (option != null) {
                 conf.setString(option.key(), value);

@@ -2,12 +2,14 @@ package io.streamtrain.sql;
 
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.train.LoopOutputs;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.feedback.Outgoing;
 import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.KafkaSinks;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -82,10 +84,10 @@ public final class TrainingTableSink implements DynamicTableSink {
             env.setMaxParallelism(KeyGroups.DEFAULT_MAX_PARALLELISM);
         }
         conf.set(PipelineOptions.MAX_PARALLELISM, env.getConfig().getMaxParallelism());
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection connection = TrainingOptions.kafka(conf);
         String staging = conf.get(TrainingOptions.TOPIC);
         Map<TopicPartition, Long> feedbackStart;
-        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(staging, stagingPartitions));
             kafka.ensureJobTopics(conf);
             // A fresh job trains on what this query writes, not on what an earlier one left in
@@ -93,7 +95,7 @@ public final class TrainingTableSink implements DynamicTableSink {
             conf.set(TrainingOptions.START_OFFSETS, TrainingOptions.offsetPairs(partitionOffsets(kafka.endOffsets(staging))));
             feedbackStart = kafka.endOffsets(TrainingOptions.feedbackTopic(conf));
         } catch (Exception e) {
-            throw new ValidationException("streamtrain table " + table + ": cannot prepare its topics on " + bootstrap + ": " + e.getMessage(), e);
+            throw new ValidationException("streamtrain table " + table + ": cannot prepare its topics on " + connection + ": " + e.getMessage(), e);
         }
         writeModelInfo(env.getConfiguration(), conf);
 
@@ -104,7 +106,7 @@ public final class TrainingTableSink implements DynamicTableSink {
                 .name("rows-to-examples");
         LoopOutputs loop = TrainingJob.loop(env, conf, TrainingJob.examples(env, conf), feedbackStart);
         return examples.union(loop.asRecords(conf))
-                .sinkTo(Outgoing.sink(bootstrap, conf.get(TrainingOptions.NAME) + "-sql", TrainingJob.transactionalProducerProperties()))
+                .sinkTo(KafkaSinks.exactlyOnce(connection, Outgoing.serializer(), conf.get(TrainingOptions.NAME) + "-sql"))
                 .uid("streamtrain-sql-sink")
                 .name("streamtrain-sink");
     }

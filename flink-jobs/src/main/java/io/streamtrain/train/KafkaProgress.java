@@ -1,10 +1,10 @@
 package io.streamtrain.train;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 import io.streamtrain.kafka.Topics;
@@ -18,27 +18,28 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import java.time.Duration;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the brokers know about a training run: topic end offsets and the offsets the job's
- * sources committed when their checkpoints completed. Works the same for a local or remote job.
+ * What the brokers know about a training run's topics: their start and end offsets, the records
+ * in a range, and a consumer group's committed offsets (where {@code --start-from committed}
+ * starts). A run's own progress comes from its checkpoints instead (the launcher's CheckpointedProgress):
+ * a group also holds what earlier runs of the same name committed.
  */
 public final class KafkaProgress implements AutoCloseable {
-    private final String bootstrap;
+    private final KafkaConnection kafka;
     private final Admin admin;
     private KafkaConsumer<byte[], byte[]> consumer; // for counting, opened on first use
 
-    public KafkaProgress(String bootstrap) {
-        this.bootstrap = bootstrap;
-        Properties p = new Properties();
-        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-        this.admin = Admin.create(p);
+    public KafkaProgress(KafkaConnection kafka) {
+        this.kafka = kafka;
+        this.admin = kafka.client()
+                .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-progress")
+                .withDefault(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10000)
+                .withDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20000)
+                .admin();
     }
 
     /** Creates each topic (name → partitions) that does not exist yet. */
@@ -101,13 +102,6 @@ public final class KafkaProgress implements AutoCloseable {
         return result;
     }
 
-    /** Sets the group's committed offsets (creating the group): a fresh run's progress starts there. */
-    public void resetCommitted(String group, Map<TopicPartition, Long> offsets) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> request = new HashMap<>();
-        offsets.forEach((tp, o) -> request.put(tp, new OffsetAndMetadata(o)));
-        admin.alterConsumerGroupOffsets(group, request).all().get();
-    }
-
     /** Offsets the consumer group committed for the topic; partitions without a commit are absent. */
     public Map<TopicPartition, Long> committed(String group, String topic) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> all =
@@ -135,8 +129,8 @@ public final class KafkaProgress implements AutoCloseable {
      * Counts the committed records between {@code from} and the current end: offsets alone would
      * also count transaction markers.
      */
-    public static long countCommittedRecords(String bootstrap, String topic, Map<TopicPartition, Long> from) {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, "read_committed")) {
+    public static long countCommittedRecords(KafkaConnection kafka, String topic, Map<TopicPartition, Long> from) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(kafka, "read_committed")) {
             return countRecords(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
         }
     }
@@ -145,8 +139,8 @@ public final class KafkaProgress implements AutoCloseable {
      * Counts every record between {@code from} and the current end, committed or not (as a
      * read_uncommitted reader, such as the PS's feedback source, sees them), but no transaction markers.
      */
-    public static long countWrittenRecords(String bootstrap, Map<TopicPartition, Long> from) {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, "read_uncommitted")) {
+    public static long countWrittenRecords(KafkaConnection kafka, Map<TopicPartition, Long> from) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(kafka, "read_uncommitted")) {
             return countRecords(consumer, from, consumer.endOffsets(from.keySet()), Long.MAX_VALUE);
         }
     }
@@ -157,7 +151,7 @@ public final class KafkaProgress implements AutoCloseable {
      */
     public long countCommittedRecords(Map<TopicPartition, Long> from, Map<TopicPartition, Long> to, long limit) {
         if (consumer == null) {
-            consumer = consumer(bootstrap, "read_committed");
+            consumer = consumer(kafka, "read_committed");
         }
         return countRecords(consumer, from, to, limit);
     }
@@ -186,14 +180,11 @@ public final class KafkaProgress implements AutoCloseable {
         return count;
     }
 
-    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, String isolationLevel) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        return new KafkaConsumer<>(p);
+    private static KafkaConsumer<byte[], byte[]> consumer(KafkaConnection kafka, String isolationLevel) {
+        return kafka.client()
+                .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-progress-count")
+                .require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel)
+                .consumer();
     }
 
     @Override

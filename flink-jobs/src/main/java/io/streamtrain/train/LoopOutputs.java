@@ -1,5 +1,7 @@
 package io.streamtrain.train;
 
+import io.streamtrain.kafka.KafkaClientConfig;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.message.Push;
@@ -12,12 +14,9 @@ import io.streamtrain.train.feedback.Outgoing;
 import io.streamtrain.train.feedback.PushSerializer;
 import io.streamtrain.train.worker.WindowReport;
 import java.util.Optional;
-import java.util.Properties;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
-import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * What the training loop writes to Kafka: gradient pushes (feedback), applied notices (flow
@@ -33,22 +32,20 @@ public record LoopOutputs(
         Optional<DataStream<RowChanged>> rowsChanged) {
 
     public void sinkEach(Configuration conf) {
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection kafka = TrainingOptions.kafka(conf);
         String name = conf.get(TrainingOptions.NAME);
         // At-least-once is enough: the PS drops replayed pushes by (partition, batch sequence).
         // Uncompressed: gradients are floats, which lz4 hardly shrinks, and a new lz4 frame (two
         // 64 KB buffers) per producer batch was half of the worker thread in a profile.
-        Properties pushProducer = uncompressed();
-        pushProducer.setProperty("batch.size", String.valueOf(256 * 1024));
-        pushes.sinkTo(sink(bootstrap, pushSerializer(conf), DeliveryGuarantee.AT_LEAST_ONCE, null, pushProducer))
+        pushes.sinkTo(KafkaSinks.atLeastOnce(uncompressed(kafka).withDefault(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024), pushSerializer(conf)))
                 .uid("streamtrain-feedback-sink")
                 .name("feedback-sink");
         // Flow-control notices only (BatchCredits): a lost or repeated one changes pacing, not the model.
         // Uncompressed too: 16-byte records gain nothing from lz4.
-        applied.sinkTo(sink(bootstrap, new AppliedSerializer(TrainingOptions.appliedTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null, uncompressed()))
+        applied.sinkTo(KafkaSinks.atLeastOnce(uncompressed(kafka), new AppliedSerializer(TrainingOptions.appliedTopic(conf))))
                 .uid("streamtrain-applied-sink")
                 .name("applied-sink");
-        metrics.sinkTo(sink(bootstrap, new MetricsSerializer(TrainingOptions.metricsTopic(conf)), DeliveryGuarantee.AT_LEAST_ONCE, null))
+        metrics.sinkTo(KafkaSinks.atLeastOnce(KafkaSinks.producer(kafka), new MetricsSerializer(TrainingOptions.metricsTopic(conf))))
                 .uid("streamtrain-metrics-sink")
                 .name("metrics-sink");
         // The exactly-once sinks run as tasks of their own, not chained to the PS and the batcher:
@@ -58,18 +55,18 @@ public record LoopOutputs(
         // Exactly once: a follower sees a row's update only once its checkpoint completed, so
         // serving never shows an update that a recovery takes back.
         rowsChanged.ifPresent(rows -> rows
-                .sinkTo(sink(bootstrap, modelUpdateSerializer(conf), DeliveryGuarantee.EXACTLY_ONCE, name + "-updates"))
+                .sinkTo(KafkaSinks.exactlyOnce(kafka, modelUpdateSerializer(conf), name + "-updates"))
                 .uid("streamtrain-model-updates-sink")
                 .name("model-updates-sink")
                 .disableChaining());
         // Dead letters are counted by users: exactly once, so a replay does not repeat them.
-        deadLetters.sinkTo(sink(bootstrap, new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)), DeliveryGuarantee.EXACTLY_ONCE, name + "-dlq"))
+        deadLetters.sinkTo(KafkaSinks.exactlyOnce(kafka, new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)), name + "-dlq"))
                 .uid("streamtrain-dead-letter-sink")
                 .name("dead-letter-sink")
                 .disableChaining();
     }
 
-    /** Every output as a Kafka record for its topic, for one exactly-once sink (see {@link Outgoing#sink}). */
+    /** Every output as a Kafka record for its topic, for one exactly-once sink (see {@link KafkaSinks#exactlyOnce}). */
     public DataStream<Outgoing> asRecords(Configuration conf) {
         DataStream<Outgoing> all = Outgoing.of(pushes, pushSerializer(conf), "feedback-records")
                 .union(Outgoing.of(applied, new AppliedSerializer(TrainingOptions.appliedTopic(conf)), "applied-records"),
@@ -78,10 +75,8 @@ public record LoopOutputs(
         return rowsChanged.map(rows -> all.union(Outgoing.of(rows, modelUpdateSerializer(conf), "model-update-records"))).orElse(all);
     }
 
-    private static Properties uncompressed() {
-        Properties p = TrainingJob.producerProperties();
-        p.setProperty("compression.type", "none");
-        return p;
+    private static KafkaClientConfig uncompressed(KafkaConnection kafka) {
+        return KafkaSinks.producer(kafka).withDefault(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
     }
 
     private static PushSerializer pushSerializer(Configuration conf) {
@@ -91,24 +86,4 @@ public record LoopOutputs(
     private static ModelUpdateSerializer modelUpdateSerializer(Configuration conf) {
         return new ModelUpdateSerializer(conf.get(TrainingOptions.MODEL_UPDATES_TOPIC));
     }
-
-    private static <T> KafkaSink<T> sink(String bootstrap, KafkaRecordSerializationSchema<T> serializer,
-            DeliveryGuarantee guarantee, String transactionalIdPrefix) {
-        return sink(bootstrap, serializer, guarantee, transactionalIdPrefix, guarantee == DeliveryGuarantee.EXACTLY_ONCE
-                ? TrainingJob.transactionalProducerProperties() : TrainingJob.producerProperties());
-    }
-
-    private static <T> KafkaSink<T> sink(String bootstrap, KafkaRecordSerializationSchema<T> serializer,
-            DeliveryGuarantee guarantee, String transactionalIdPrefix, Properties producer) {
-        var builder = KafkaSink.<T>builder()
-                .setBootstrapServers(bootstrap)
-                .setRecordSerializer(serializer)
-                .setDeliveryGuarantee(guarantee)
-                .setKafkaProducerConfig(producer);
-        if (transactionalIdPrefix != null) {
-            builder.setTransactionalIdPrefix(transactionalIdPrefix);
-        }
-        return builder.build();
-    }
-
 }

@@ -20,7 +20,7 @@ public final class TrainingApplication {
         Configuration conf = TrainingJob.withRequiredSettings(Configuration.fromMap(env.getConfiguration().toMap()));
         env.configure(conf);
         Map<TopicPartition, Long> feedbackStart;
-        try (KafkaProgress kafka = new KafkaProgress(conf.get(TrainingOptions.BOOTSTRAP))) {
+        try (KafkaProgress kafka = new KafkaProgress(TrainingOptions.kafka(conf))) {
             feedbackStart = kafka.endOffsets(TrainingOptions.feedbackTopic(conf));
         }
         TrainingJob.build(env, conf, feedbackStart);

@@ -2,6 +2,7 @@ package io.streamtrain.train;
 
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.contract.OperatorUids;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
@@ -45,6 +46,7 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
@@ -53,6 +55,7 @@ import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 import org.rocksdb.CompressionType;
@@ -69,6 +72,8 @@ import org.rocksdb.CompressionType;
 public final class TrainingJob {
     public static final String EXAMPLES_SOURCE_UID = OperatorUids.EXAMPLES_SOURCE;
     public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
+    /** The feedback source's uid: a run reads its progress through the pushes from its checkpoints' split state. */
+    public static final String FEEDBACK_SOURCE_UID = "streamtrain-feedback-source";
 
     private TrainingJob() {}
 
@@ -97,21 +102,26 @@ public final class TrainingJob {
         Map<Integer, Long> stop = stopOffsets(conf);
         boolean backfill = !stop.isEmpty();
         KafkaSourceBuilder<SourceRecord> examplesBuilder = KafkaSource.<SourceRecord>builder()
-                .setBootstrapServers(conf.get(TrainingOptions.BOOTSTRAP))
+                .setProperties(readCommitted(TrainingOptions.kafka(conf)))
                 .setTopics(topic)
                 .setGroupId(backfill ? TrainingOptions.backfillGroup(conf) : TrainingOptions.examplesGroup(conf))
                 .setStartingOffsets(startingOffsets(conf, topic))
                 .setDeserializer(new SourceRecordDeserializer())
-                .setProperty("isolation.level", "read_committed")
-                .setProperty("partition.discovery.interval.ms", backfill ? "0" : "30000");
+                .setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), backfill ? "0" : "30000");
         return env.fromSource(new PromptCommitSource<>(examplesBuilder.build()), WatermarkStrategy.noWatermarks(), "examples")
-                .uid(backfill ? backfillSourceUid(stop) : EXAMPLES_SOURCE_UID);
+                .uid(examplesSourceUid(conf));
+    }
+
+    /** The uid of the examples source of the job {@code conf} configures: a backfill's is its range's own. */
+    public static String examplesSourceUid(Configuration conf) {
+        Map<Integer, Long> stop = stopOffsets(conf);
+        return stop.isEmpty() ? EXAMPLES_SOURCE_UID : backfillSourceUid(stop);
     }
 
     /** The training loop on {@code records}: batcher, PS and worker, with their outputs not yet sunk. */
     public static LoopOutputs loop(StreamExecutionEnvironment env, Configuration conf, DataStream<SourceRecord> records,
             Map<TopicPartition, Long> feedbackStart) {
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection kafka = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
         ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
@@ -126,24 +136,24 @@ public final class TrainingJob {
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
-                        new PartitionTail(bootstrap, stopOffsets(conf)),
-                        new PartitionLag(bootstrap, topic),
-                        new BatchCredits(bootstrap, TrainingOptions.appliedTopic(conf),
+                        new PartitionTail(kafka, stopOffsets(conf)),
+                        new PartitionLag(kafka, topic),
+                        new BatchCredits(kafka, TrainingOptions.appliedTopic(conf),
                                 conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis()))))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
 
         KafkaSource<Push> feedback = KafkaSource.<Push>builder()
-                .setBootstrapServers(bootstrap)
+                .setProperties(kafka.client().properties())
                 .setTopics(TrainingOptions.feedbackTopic(conf))
                 .setGroupId(TrainingOptions.feedbackGroup(conf))
                 .setStartingOffsets(OffsetsInitializer.offsets(feedbackStart, OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new PushDeserializer())
-                .setProperty("partition.discovery.interval.ms", "30000")
+                .setProperty(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), "30000")
                 .build();
         DataStream<Push> pushes = env.fromSource(new PromptCommitSource<>(feedback), WatermarkStrategy.noWatermarks(), "feedback")
-                .uid("streamtrain-feedback-source");
+                .uid(FEEDBACK_SOURCE_UID);
 
         SingleOutputStreamOperator<PulledRows> rows = pulls
                 .keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT)
@@ -183,7 +193,7 @@ public final class TrainingJob {
     /**
      * The settings the job relies on, whatever cluster runs it: checkpoints retained on cancellation
      * (export reads them), and defaults for what a cluster might leave unset (unaligned checkpoints,
-     * RocksDB, incremental checkpoints, restarts forever, max parallelism).
+     * RocksDB, incremental checkpoints, bounded restarts, max parallelism).
      */
     public static Configuration withRequiredSettings(Configuration conf) {
         Configuration c = new Configuration(conf);
@@ -212,9 +222,18 @@ public final class TrainingJob {
         // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
         setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
         setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
-        setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        // Restarts with growing delays, and a limit: a failure that comes back within 20 s of each of
+        // 5 restarts (a bad setting, a damaged checkpoint) fails the job, and the run ends with its
+        // cause, in about half a minute. A job that ran 20 s since its last restart starts the count
+        // afresh, so lost TaskManagers (chaos kills one every 30 s) are recovered without end.
+        if (!c.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
+            c.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(10));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofSeconds(20));
+            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 5);
+        }
         if (c.get(PipelineOptions.MAX_PARALLELISM) <= 0) {
             c.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
         }
@@ -257,21 +276,9 @@ public final class TrainingJob {
         return "streamtrain-train " + conf.get(TrainingOptions.NAME);
     }
 
-    /** What every Kafka sink of our jobs produces with: idempotent, acknowledged by all replicas, compressed. */
-    public static Properties producerProperties() {
-        Properties p = new Properties();
-        p.setProperty("enable.idempotence", "true");
-        p.setProperty("acks", "all");
-        p.setProperty("linger.ms", "2");
-        p.setProperty("compression.type", "lz4");
-        return p;
-    }
-
-    /** For exactly-once sinks: a transaction timeout above checkpoint + restart time, at or below the broker's transaction.max.timeout.ms (15 min by default). */
-    public static Properties transactionalProducerProperties() {
-        Properties p = producerProperties();
-        p.setProperty("transaction.timeout.ms", "600000");
-        return p;
+    /** A source's consumer properties when it reads what transactions wrote: only committed records. */
+    public static Properties readCommitted(KafkaConnection kafka) {
+        return kafka.client().require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed").properties();
     }
 
     private static OffsetsInitializer startingOffsets(Configuration conf, String topic) {

@@ -1,5 +1,6 @@
 package io.streamtrain.train;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,6 +21,16 @@ public final class TrainingOptions {
                     .stringType()
                     .defaultValue("127.0.0.1:9092")
                     .withDescription("Kafka bootstrap servers of the training, feedback, metrics and dead-letter topics.");
+
+    public static final ConfigOption<Map<String, String>> KAFKA_PROPERTIES =
+            ConfigOptions.key("streamtrain.kafka.properties")
+                    .mapType()
+                    .noDefaultValue()
+                    .withDescription("Kafka client properties for every client the job and the launcher make (sources,"
+                            + " sinks, the consumers and admin clients inside operators, progress readers), one key each:"
+                            + " streamtrain.kafka.properties.<key>: <value> (e.g. security.protocol, sasl.*, ssl.*,"
+                            + " request.timeout.ms). They replace a client's tuning defaults but not what it needs to be"
+                            + " correct (isolation level, idempotence, transactions). Values are never logged.");
 
     public static final ConfigOption<String> TOPIC =
             ConfigOptions.key("streamtrain.train.topic")
@@ -183,6 +194,11 @@ public final class TrainingOptions {
         Map<String, String> result = new TreeMap<>();
         offsets.forEach((p, o) -> result.put(Integer.toString(p), Long.toString(o)));
         return result;
+    }
+
+    /** The job's Kafka: its bootstrap servers and the user's client properties. */
+    public static KafkaConnection kafka(Configuration conf) {
+        return new KafkaConnection(conf.get(BOOTSTRAP), conf.getOptional(KAFKA_PROPERTIES).orElse(Map.of()));
     }
 
     public static String feedbackTopic(Configuration conf) {

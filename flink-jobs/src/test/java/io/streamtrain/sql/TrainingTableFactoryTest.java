@@ -32,6 +32,23 @@ class TrainingTableFactoryTest {
     }
 
     @Test
+    void propertiesKeysAreKafkaClientPropertiesOfTheJob() {
+        Configuration conf = TrainingTableOptions.trainingConfiguration(
+                Map.of("properties.security.protocol", "SASL_SSL", "properties.sasl.mechanism", "SCRAM-SHA-512"), "m");
+        assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512"), conf.get(TrainingOptions.KAFKA_PROPERTIES));
+        assertEquals("SASL_SSL", TrainingOptions.kafka(conf).client().properties().getProperty("security.protocol"));
+        assertTrue(TrainingTableOptions.tableOptions().stream().noneMatch(o -> o.key().equals("kafka.properties")),
+                "one way to give a client property: 'properties.<key>'");
+    }
+
+    @Test
+    void aKafkaClientPropertyPassesTheTablesOptionCheck() {
+        String error = failure("'properties.security.protocol' = 'SASL_SSL'", "label INT, a STRING");
+        assertTrue(!error.contains("Unsupported options") && error.contains("checkpoints"),
+                "planning got past the option check to the job's own checks: " + error);
+    }
+
+    @Test
     void anUnknownOptionIsRejectedWithItsName() {
         String error = failure("'dimm' = '8'", "label INT, a STRING");
         assertTrue(error.contains("dimm") && error.contains("Unsupported options"), error);

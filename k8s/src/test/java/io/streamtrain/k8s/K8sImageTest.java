@@ -30,12 +30,12 @@ class K8sImageTest {
     }
 
     @Test
-    void theImageCopiesTheShadedJarTheBuildMakes() throws Exception {
+    void theImageCopiesTheJobJarTheBuildMakes() throws Exception {
         var pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(ManifestTree.REPOSITORY.resolve("launcher/pom.xml").toFile());
+                .parse(ManifestTree.REPOSITORY.resolve("flink-jobs/pom.xml").toFile());
         String finalName = XPathFactory.newInstance().newXPath().evaluate(
                 "//*[local-name()='plugin'][*[local-name()='artifactId']='maven-shade-plugin']//*[local-name()='finalName']", pom);
-        assertEquals(List.of(new Dockerfile.Copy("launcher/target/" + finalName + ".jar", "/opt/flink/usrlib/streamtrain.jar")),
+        assertEquals(List.of(new Dockerfile.Copy("flink-jobs/target/" + finalName + ".jar", "/opt/flink/usrlib/" + finalName + ".jar")),
                 DOCKERFILE.copies());
     }
 

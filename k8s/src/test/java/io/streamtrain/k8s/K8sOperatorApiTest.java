@@ -39,7 +39,7 @@ class K8sOperatorApiTest {
     @MethodSource("renders")
     void theTrainingJobRunsTheApplicationFromTheImageAndResumesFromItsLastState(Rendered r) {
         JobSpec job = deployment(r, TRAINING).getSpec().getJob();
-        assertEquals("local:///opt/flink/usrlib/streamtrain.jar", job.getJarURI());
+        assertEquals("local:///opt/flink/usrlib/streamtrain-job.jar", job.getJarURI());
         assertEquals(TrainingApplication.class.getName(), job.getEntryClass());
         assertEquals(0, job.getArgs().length, "TrainingApplication takes no arguments; settings go in flinkConfiguration");
         assertEquals(UpgradeMode.LAST_STATE, job.getUpgradeMode());
@@ -107,7 +107,7 @@ class K8sOperatorApiTest {
             assertNull(cluster.getSpec().getJob(), "a session cluster has no job of its own");
             URI jar = URI.create(job.getSpec().getJob().getJarURI());
             assertEquals("https", jar.getScheme(), "the operator fetches session jars, by default over https only");
-            assertTrue(jar.getPath().endsWith("/streamtrain.jar"));
+            assertTrue(jar.getPath().endsWith("/streamtrain-job.jar"));
             assertEquals(TrainingApplication.class.getName(), job.getSpec().getJob().getEntryClass());
         }
         assertNull(deployment(r, SESSION).getSpec().getJob());

@@ -126,7 +126,7 @@ public final class BenchCommand implements Callable<Integer> {
             if (warmupExamples > 0) {
                 for (int p : new LinkedHashSet<>(parallelisms)) {
                     String topic = "bench-warmup-p" + p;
-                    SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, warmupExamples, INGEST_SEED,
+                    SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), truth, warmupExamples, INGEST_SEED,
                             System.currentTimeMillis());
                     TrainingSummary w = train(kafka, dir, topic, "fm", p, BenchVariant.NONE);
                     System.err.println("bench: warm-up run at parallelism " + p + ", not measured: " + w.line());
@@ -160,13 +160,13 @@ public final class BenchCommand implements Callable<Integer> {
     private String measure(LocalKafka kafka, Path dir, String model, int p, int run, BenchVariant variant, PlantedFm truth,
                            double loop) throws Exception {
         String topic = "bench-" + model + "-" + p + variant.topicSuffix() + (runs > 1 ? "-r" + run : "");
-        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, examples, INGEST_SEED, System.currentTimeMillis());
+        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), truth, examples, INGEST_SEED, System.currentTimeMillis());
         long cpuBefore = processCpuNanos();
         TrainingSummary s = train(kafka, dir, topic, model, p, variant);
         double cpuMicrosPerExample = (processCpuNanos() - cpuBefore) / 1e3 / Math.max(1, s.records());
         System.err.println(s.line());
         if (plots != null) {
-            RunTimeline timeline = RunTimeline.of(MetricsTopic.readToEnd(kafka.bootstrapServers(),
+            RunTimeline timeline = RunTimeline.of(MetricsTopic.readToEnd(kafka.connection(),
                     TrainingOptions.metricsTopic(trainingConf(kafka, topic, model, variant)), Duration.ofSeconds(60)).records());
             System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, timeline));
         }

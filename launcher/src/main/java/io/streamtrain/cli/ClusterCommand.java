@@ -65,7 +65,7 @@ public final class ClusterCommand implements Runnable {
         boolean resume;
 
         @Option(names = "--prometheus-port", defaultValue = Prometheus.DEFAULT_PORTS, paramLabel = "PORT|FROM-TO|off",
-                description = "Flink's Prometheus reporter (metrics.reporter.prom.port): the first free port of the range serves /metrics on every interface (default: ${DEFAULT-VALUE}; off: no reporter).")
+                description = "Flink's Prometheus reporter (metrics.reporter.prom.port): the first free port of the range serves /metrics on 127.0.0.1 (-Dmetrics.reporter.prom.host=0.0.0.0: on every interface; default: ${DEFAULT-VALUE}; off: no reporter).")
         String prometheusPort;
 
         @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink configuration key for the cluster.")

@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.report.Dashboard;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -29,7 +30,7 @@ public final class DashboardCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (Dashboard dashboard = Dashboard.start(bootstrap, topic, port)) {
+        try (Dashboard dashboard = Dashboard.start(KafkaConnection.to(bootstrap), topic, port)) {
             System.out.println("dashboard: following " + topic + " on " + bootstrap + "; open " + dashboard.url() + " (Ctrl-C stops)");
             dashboard.awaitShutdown(System.out, reportEvery);
         }

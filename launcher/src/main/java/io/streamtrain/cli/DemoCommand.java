@@ -91,11 +91,11 @@ public final class DemoCommand implements Callable<Integer> {
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             String topic = "demo-examples";
             if (dashboard) {
-                page = Dashboard.start(kafka.bootstrapServers(), topic + ".metrics", dashboardPort);
+                page = Dashboard.start(kafka.connection(), topic + ".metrics", dashboardPort);
                 System.out.println("demo: live dashboard at " + page.url());
             }
             PlantedFm truth = new PlantedFm(seed, PlantedFm.DEFAULT_FIELDS, vocabulary, PlantedFm.DEFAULT_ZIPF_EXPONENT, PlantedFm.DEFAULT_DIM);
-            IngestSettings ingestSettings = IngestSettings.of(kafka.bootstrapServers(), topic);
+            IngestSettings ingestSettings = IngestSettings.of(kafka.connection(), topic);
             Thread stream = null;
             if (chaos) {
                 stream = new Thread(() -> writeSteadily(ingestSettings, truth), "demo-stream");

@@ -100,10 +100,10 @@ public final class ElasticBenchCommand implements Callable<Integer> {
         table.add("| change | state MB (latest checkpoint) | TaskManager JVM start to joined s | joined/killed to running at new parallelism s | to first new commit s | examples/s before | examples/s after |");
         table.add("|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"));
-                KafkaProgress progress = new KafkaProgress(kafka.bootstrapServers())) {
-            Topics.ensure(kafka.bootstrapServers(), Map.of(topic, 12));
+                KafkaProgress progress = new KafkaProgress(kafka.connection())) {
+            Topics.ensure(kafka.connection(), Map.of(topic, 12));
             System.err.printf(Locale.ROOT, "bench: writing %,d examples (Zipf %.2f over %,d ids per field)%n", examples, zipf, idsPerField);
-            SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), data, examples, 5, System.currentTimeMillis());
+            SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), data, examples, 5, System.currentTimeMillis());
 
             LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 1, 1, MemorySize.parse(tmMemory), Configuration.fromMap(extra));
             Committed committed = new Committed(progress, topic + "-examples", topic);

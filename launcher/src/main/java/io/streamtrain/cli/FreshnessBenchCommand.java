@@ -4,6 +4,7 @@ import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.ingest.Ingestor;
 import io.streamtrain.ingest.synthetic.PlantedFm;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.ps.PsOptions;
@@ -24,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
@@ -35,8 +35,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -110,7 +108,8 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
     private Probes run(String bootstrap, Path dir, Duration interval) throws Exception {
         String topic = "fresh-" + interval.toMillis();
         String updates = topic + ".updates";
-        Topics.ensure(bootstrap, Map.of(topic, 4));
+        KafkaConnection kafka = KafkaConnection.to(bootstrap);
+        Topics.ensure(kafka, Map.of(topic, 4));
         Configuration conf = Configuration.fromMap(extra);
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
         conf.set(TrainingOptions.TOPIC, topic);
@@ -133,9 +132,8 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         long measureFrom = System.currentTimeMillis() + warmup * 1000L;
         long end = measureFrom + seconds * 1000L;
         training.start();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Ingestor.producerProperties(bootstrap),
-                new ByteArraySerializer(), new ByteArraySerializer());
-                KafkaConsumer<byte[], byte[]> consumer = updatesConsumer(bootstrap)) {
+        try (KafkaProducer<byte[], byte[]> producer = Ingestor.producer(kafka).producer();
+                KafkaConsumer<byte[], byte[]> consumer = kafka.client().require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed").consumer()) {
             awaitTopic(consumer, updates);
             PlantedFm truth = new PlantedFm(9);
             AvroCodec<Example> codec = AvroCodec.of(Example.class);
@@ -172,7 +170,7 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
             training.interrupt();
             training.join(60_000);
         }
-        List<RunTimeline.Point> points = RunTimeline.of(MetricsTopic.readToEnd(bootstrap, TrainingOptions.metricsTopic(conf),
+        List<RunTimeline.Point> points = RunTimeline.of(MetricsTopic.readToEnd(kafka, TrainingOptions.metricsTopic(conf),
                 Duration.ofSeconds(30)).records()).points().stream().filter(p -> p.second() >= warmup).toList();
         return new Probes(measured.stream().mapToLong(Long::longValue).toArray(), missing,
                 median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms));
@@ -192,14 +190,6 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                 measured.add(now - sent);
             }
         }
-    }
-
-    private static KafkaConsumer<byte[], byte[]> updatesConsumer(String bootstrap) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     /** The run creates the updates topic when it starts; follow it from its beginning. */

@@ -66,7 +66,7 @@ public final class JoinBenchCommand implements Callable<Integer> {
         table.add("|---|---|---|---|---|---|---|---|---|");
         String head;
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
-            IngestSettings settings = IngestSettings.of(kafka.bootstrapServers(), "bench-join.impressions")
+            IngestSettings settings = IngestSettings.of(kafka.connection(), "bench-join.impressions")
                     .withProgress(System.err::println, IngestSettings.DEFAULT_PROGRESS_INTERVAL);
             SyntheticIngest.SyntheticEventsRun events = SyntheticIngest.ingestSyntheticEvents(settings, "bench-join.clicks", new SyntheticEvents(s, 1));
             System.err.println(events.summaryLine());

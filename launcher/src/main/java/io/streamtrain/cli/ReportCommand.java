@@ -1,5 +1,7 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.files.OutputFile;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.report.MetricsTopic;
 import io.streamtrain.report.ReportWriter;
 import io.streamtrain.report.RunTimeline;
@@ -42,7 +44,7 @@ public final class ReportCommand implements Callable<Integer> {
         if (out == null && svgDir == null) {
             throw new IllegalArgumentException("nothing to write: give --out FILE and/or --svg-dir DIR");
         }
-        MetricsTopic read = MetricsTopic.readToEnd(bootstrap, topic, READ_TIMEOUT);
+        MetricsTopic read = MetricsTopic.readToEnd(KafkaConnection.to(bootstrap), topic, READ_TIMEOUT);
         if (read.unreadable() > 0) {
             System.err.println("report: skipped " + read.unreadable() + " records that are not TrainingMetrics");
         }
@@ -56,10 +58,8 @@ public final class ReportCommand implements Callable<Integer> {
                 records.size(), run.seconds(), run.examples(), run.count(RunTimeline.Kind.CHECKPOINT),
                 run.count(RunTimeline.Kind.RESCALE), run.count(RunTimeline.Kind.RECOVERY));
         if (out != null) {
-            if (out.toAbsolutePath().getParent() != null) {
-                Files.createDirectories(out.toAbsolutePath().getParent());
-            }
-            Files.writeString(out, ReportWriter.html(title != null ? title : topic, run), StandardCharsets.UTF_8);
+            String html = ReportWriter.html(title != null ? title : topic, run);
+            OutputFile.write(out, partial -> Files.writeString(partial, html, StandardCharsets.UTF_8));
             System.out.println("report: wrote " + out.toAbsolutePath());
         }
         if (svgDir != null) {

@@ -5,6 +5,10 @@ import io.streamtrain.export.ScoreCommand;
 import io.streamtrain.ingest.IngestCommand;
 import io.streamtrain.kafka.KafkaCommand;
 import io.streamtrain.serve.ServeCommand;
+import io.streamtrain.files.ProcessTempDirectory;
+import io.streamtrain.files.ScratchDirectory;
+import java.io.IOException;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -30,16 +34,26 @@ import picocli.CommandLine.Command;
             CommandLine.HelpCommand.class
         })
 public final class StreamtrainCli implements Runnable {
+    static final String VERBOSE = "--verbose";
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    // Read from the parse result (see isVerbose): inherited, so it may follow any subcommand.
+    @CommandLine.Option(names = VERBOSE, scope = CommandLine.ScopeType.INHERIT,
+            description = "On failure, print the stack trace too (by default: one line, the error and its root cause).")
+    boolean verbose;
 
     @Override
     public void run() {
         spec.commandLine().usage(System.out);
     }
 
-    public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+    public static void main(String[] args) throws IOException {
+        Path temp = ProcessTempDirectory.install(Path.of(System.getProperty("java.io.tmpdir")));
+        int exit = commandLine().execute(args);
+        ScratchDirectory.deleteOrWarn(temp);
+        System.exit(exit);
     }
 
     /** The launcher's command line, with its error reporting. */
@@ -49,13 +63,18 @@ public final class StreamtrainCli implements Runnable {
         return cli;
     }
 
-    /** A failed command prints what went wrong and why, cause by cause, not a stack trace. */
+    /** A failed command prints what went wrong and its root cause in one line; the stack trace only with --verbose. */
     private static int reportFailure(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
-        StringBuilder message = new StringBuilder("streamtrain " + command.getCommandName() + ": error: " + e.getMessage());
-        for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
-            message.append("\n  caused by: ").append(cause.getClass().getSimpleName()).append(": ").append(cause.getMessage());
-        }
-        command.getErr().println(message);
+        FailureReport.print(e, command.getCommandName(), isVerbose(parsed), command.getErr());
         return 1;
+    }
+
+    private static boolean isVerbose(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (p.hasMatchedOption(VERBOSE)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

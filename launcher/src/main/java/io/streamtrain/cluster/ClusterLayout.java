@@ -38,6 +38,14 @@ public record ClusterLayout(Path root) {
         return root.resolve("lib");
     }
 
+    /**
+     * The class path of the cluster's JVMs, when a caller wrote one: e.g. Flink's own modules only,
+     * as on a real cluster, so that a job must bring the rest in its jar. Without it, this JVM's.
+     */
+    public Path classPathFile() {
+        return root.resolve("classpath");
+    }
+
     /** The training job's own configuration, kept so that a new JobManager can resume it. */
     public Path jobSpecDir() {
         return root.resolve("job").resolve("spec");

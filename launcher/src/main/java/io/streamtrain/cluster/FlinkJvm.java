@@ -11,7 +11,8 @@ import java.util.Optional;
 
 /**
  * Starts one of Flink's own entry points (JobManager or TaskManager) as a separate JVM on this
- * machine's classpath (the project's shaded jar, or the test classpath), detached from the caller:
+ * machine's classpath (the launcher's jar, or the test classpath) or the cluster's own
+ * ({@link ClusterLayout#classPathFile}), detached from the caller:
  * output goes to the process's log, its pid to its pid file, and it outlives the command that
  * started it.
  */
@@ -53,7 +54,7 @@ final class FlinkJvm {
         command.add("-Dlog.file=" + layout.logFile(name));
         command.add("-Dlog4j.configurationFile=" + layout.confDir().resolve(ClusterConfig.LOG4J_FILE));
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath(layout));
         command.add(mainClass);
         command.addAll(args);
         Process process = new ProcessBuilder(command)
@@ -66,6 +67,11 @@ final class FlinkJvm {
         Files.writeString(partial, Long.toString(process.pid()), StandardCharsets.UTF_8);
         Files.move(partial, layout.pidFile(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return process.toHandle();
+    }
+
+    private static String classPath(ClusterLayout layout) throws IOException {
+        Path file = layout.classPathFile();
+        return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).trim() : System.getProperty("java.class.path");
     }
 
     /** The live process recorded in {@code name}'s pid file, if it is still one of this cluster's. */

@@ -22,6 +22,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * points: TaskManagers ({@code TaskManagerRunner}) and, once a job is given, its JobManager
  * ({@code StandaloneApplicationClusterEntryPoint}). Flink allows reactive mode only in application
  * clusters, so the JobManager is the job's own and lives as long as the job; the TaskManagers stay
- * and serve whichever job's JobManager comes next. Everything it knows lives in its directory, so
+ * and serve whichever job's JobManager comes next ({@link #startSession} starts a session
+ * JobManager instead, which takes jobs over REST). Everything it knows lives in its directory, so
  * any later command (or another process) can open it again.
  */
 public final class LocalCluster {
@@ -54,6 +56,7 @@ public final class LocalCluster {
     private static final String STOPPED = ".stopped";
     private static final String REPLACED = ".replaced";
     private static final String JOBMANAGER_MAIN = "org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint";
+    private static final String SESSION_JOBMANAGER_MAIN = "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
     /** The job the JobManager runs: reads the training configuration from the cluster configuration. */
     private static final String TRAINING_MAIN = "io.streamtrain.train.TrainingApplication";
 
@@ -195,16 +198,36 @@ public final class LocalCluster {
         BootstrapTools.writeConfiguration(jm, layout.jobManagerConfDir().resolve(GlobalConfiguration.FLINK_CONF_FILENAME).toFile());
 
         JobID id = new JobID();
-        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfig(jm);
-        List<String> jvm = split(JobManagerProcessUtils.generateJvmParametersStr(spec, jm));
-        List<String> args = new ArrayList<>(List.of(
-                "--configDir", layout.jobManagerConfDir().toString(),
-                "--job-classname", TRAINING_MAIN,
-                "--job-id", id.toHexString()));
-        args.addAll(split(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
-        ProcessHandle p = FlinkJvm.start(layout, JOBMANAGER, jvm, JOBMANAGER_MAIN, args);
+        ProcessHandle p = startJobManager(jm, JOBMANAGER_MAIN, List.of("--job-classname", TRAINING_MAIN, "--job-id", id.toHexString()));
         LOG.info("started the JobManager (pid {}) with job {}{}", p.pid(), id, recoverFrom.map(r -> " from " + r).orElse(""));
         return id;
+    }
+
+    /**
+     * Starts a session JobManager instead of a job's own: jobs then come over the REST API (a job
+     * jar to {@code /jars/upload}, then {@code /jars/<id>/run}), as on a session cluster. Reactive
+     * mode is for application clusters only, so the session's scheduler is the adaptive one alone.
+     */
+    public void startSession() throws IOException {
+        if (jobManager().isPresent()) {
+            throw new IllegalStateException("the cluster in " + layout.root() + " already has a JobManager");
+        }
+        Configuration jm = new Configuration(conf);
+        jm.removeConfig(JobManagerOptions.SCHEDULER_MODE);
+        Files.createDirectories(layout.jobManagerConfDir());
+        BootstrapTools.writeConfiguration(jm, layout.jobManagerConfDir().resolve(GlobalConfiguration.FLINK_CONF_FILENAME).toFile());
+        ProcessHandle p = startJobManager(jm, SESSION_JOBMANAGER_MAIN, List.of());
+        LOG.info("started a session JobManager (pid {})", p.pid());
+    }
+
+    /** A JobManager JVM sized from {@code jm}, which is written to the JobManager's configuration directory. */
+    private ProcessHandle startJobManager(Configuration jm, String main, List<String> mainArgs) throws IOException {
+        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfig(jm);
+        List<String> jvm = split(JobManagerProcessUtils.generateJvmParametersStr(spec, jm));
+        List<String> args = new ArrayList<>(List.of("--configDir", layout.jobManagerConfDir().toString()));
+        args.addAll(mainArgs);
+        args.addAll(split(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
+        return FlinkJvm.start(layout, JOBMANAGER, jvm, main, args);
     }
 
     /** The kept job's configuration, if a job was ever started on this cluster. */

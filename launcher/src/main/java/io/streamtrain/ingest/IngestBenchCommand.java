@@ -2,11 +2,11 @@ package io.streamtrain.ingest;
 
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.ingest.format.CriteoParser;
+import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.kafka.LocalKafka;
-import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +57,7 @@ public final class IngestBenchCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         table.add(row("parse only (CriteoParser, one thread)", ok, mb, seconds));
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
-            IngestSettings settings = IngestSettings.of(kafka.bootstrapServers(), "bench-criteo")
+            IngestSettings settings = IngestSettings.of(kafka.connection(), "bench-criteo")
                     .withProgress(System.err::println, IngestSettings.DEFAULT_PROGRESS_INTERVAL);
             IngestStats stats = Ingestor.ingestFile(settings, file.toString(),
                     LineFormat.CRITEO.parser(ParseOptions.defaults(file.getFileName().toString())));
@@ -74,9 +74,9 @@ public final class IngestBenchCommand implements Callable<Integer> {
     private static long parse(Path file, int limit) throws IOException {
         LineParser parser = LineFormat.CRITEO.parser(ParseOptions.defaults("bench"));
         long ok = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (InputLines in = new InputLines(Files.newInputStream(file))) {
             String line;
-            for (long n = 1; n <= limit && (line = in.readLine()) != null; n++) {
+            for (long n = 1; n <= limit && (line = in.next()) != null; n++) {
                 if (parser.parse(line, n).isOk()) {
                     ok++;
                 }

@@ -7,6 +7,7 @@ import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.ingest.synthetic.SyntheticEvents;
 import io.streamtrain.ingest.synthetic.SyntheticIngest;
+import io.streamtrain.kafka.KafkaConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.NoSuchFileException;
@@ -159,7 +160,7 @@ public final class IngestCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         String target = syntheticEvents != null ? events.impressionsTopic : topic;
-        IngestSettings settings = IngestSettings.of(bootstrap, target)
+        IngestSettings settings = IngestSettings.of(KafkaConnection.to(bootstrap), target)
                 .withDeadLetterTopic(deadLetterTopic != null ? deadLetterTopic : IngestSettings.defaultDeadLetterTopic(target))
                 .withPartitions(partitions)
                 .withProgress(line -> {

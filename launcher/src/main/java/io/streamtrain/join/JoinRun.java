@@ -1,8 +1,13 @@
 package io.streamtrain.join;
 
 import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.export.SourceOffsets;
+import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.train.run.CheckpointedProgress;
+import io.streamtrain.train.run.JobEndedException;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.LocalFlink;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -24,7 +29,9 @@ import org.apache.kafka.common.TopicPartition;
  * Runs the joiner on a local Flink in this JVM: resumes from the newest retained checkpoint in the
  * checkpoint directory, prints progress, and stops when the bounded input is done
  * ({@code until-end}), when the inputs have been quiet for {@code untilIdle}, or on interrupt
- * (the latest checkpoint is kept, so the next run resumes with its open windows).
+ * (the latest checkpoint is kept, so the next run resumes with its open windows). Progress and the
+ * summary come from the run's own checkpoints ({@link CheckpointedProgress}); a run that completed
+ * none fails instead of returning a summary.
  */
 public final class JoinRun {
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
@@ -65,17 +72,21 @@ public final class JoinRun {
         String out = JoinOptions.require(conf, JoinOptions.OUT_TOPIC);
         String deadLetters = JoinOptions.deadLetterTopic(conf);
         boolean untilEnd = conf.get(JoinOptions.UNTIL_END);
-        String bootstrap = conf.get(JoinOptions.BOOTSTRAP);
+        KafkaConnection connection = TrainingOptions.kafka(conf);
         PrintStream log = s.progress();
         if (Files.exists(s.checkpointDir().resolve(FINISHED_MARKER))) {
             throw new IllegalStateException("the --until-end join in " + s.checkpointDir() + " has finished (its checkpoints"
                     + " hold finished sources); use a new --checkpoint-dir, with --start-from committed to continue after it");
         }
-        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(impressions, 4, clicks, 4, out, 4, deadLetters, 1));
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
-            Map<TopicPartition, Long> impressionsFrom = from(kafka, resumeFrom.isPresent(), JoinOptions.impressionsGroup(conf), impressions);
-            Map<TopicPartition, Long> clicksFrom = from(kafka, resumeFrom.isPresent(), JoinOptions.clicksGroup(conf), clicks);
+            String impressionsSource = JoinJob.sourceUid(JoinJob.IMPRESSIONS);
+            String clicksSource = JoinJob.sourceUid(JoinJob.CLICKS);
+            Map<TopicPartition, Long> impressionsFrom = from(kafka, conf, resumeFrom, impressionsSource, JoinOptions.impressionsGroup(conf), impressions);
+            Map<TopicPartition, Long> clicksFrom = from(kafka, conf, resumeFrom, clicksSource, JoinOptions.clicksGroup(conf), clicks);
+            CheckpointedProgress progress = new CheckpointedProgress(s.checkpointDir(),
+                    Map.of(impressionsSource, impressionsFrom, clicksSource, clicksFrom));
             Map<TopicPartition, Long> outFrom = kafka.endOffsets(out);
             Map<TopicPartition, Long> deadFrom = kafka.endOffsets(deadLetters);
 
@@ -92,6 +103,7 @@ public final class JoinRun {
                 long started = System.nanoTime();
                 long lastProgress = started;
                 long lastChange = started;
+                int checkpointsAtLastChange = 0;
                 String lastSnapshot = "";
                 JobMonitor monitor = flink.monitor();
                 long checkpoints = 0;
@@ -106,7 +118,7 @@ public final class JoinRun {
                             break;
                         }
                         if (status.isGloballyTerminalState()) {
-                            throw new IllegalStateException("join job ended " + status, flink.failureCause());
+                            throw JobEndedException.of("join", status, flink);
                         }
                         try {
                             checkpoints = monitor.checkpoints().completed();
@@ -114,16 +126,18 @@ public final class JoinRun {
                         } catch (Exception e) {
                             // REST not ready yet
                         }
+                        progress.refresh(flink.job());
                         Map<TopicPartition, Long> ie = kafka.endOffsets(impressions);
                         Map<TopicPartition, Long> ce = kafka.endOffsets(clicks);
-                        Map<TopicPartition, Long> ic = kafka.committed(JoinOptions.impressionsGroup(conf), impressions);
-                        Map<TopicPartition, Long> cc = kafka.committed(JoinOptions.clicksGroup(conf), clicks);
+                        Map<TopicPartition, Long> ic = progress.offsets(impressionsSource);
+                        Map<TopicPartition, Long> cc = progress.offsets(clicksSource);
                         long lag = KafkaProgress.lag(ie, ic, impressionsFrom) + KafkaProgress.lag(ce, cc, clicksFrom);
                         String snapshot = ie + "|" + ce + "|" + ic + "|" + cc;
                         long now = System.nanoTime();
                         if (!snapshot.equals(lastSnapshot) || lag > 0) {
                             lastSnapshot = snapshot;
                             lastChange = now;
+                            checkpointsAtLastChange = progress.checkpointsRead();
                         }
                         if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
                             lastProgress = now;
@@ -131,7 +145,9 @@ public final class JoinRun {
                                     (now - started) / 1e9, consumed(ic, impressionsFrom), consumed(cc, clicksFrom), lag,
                                     checkpoints, restarts);
                         }
-                        if (!untilEnd && s.untilIdle() != null && now - lastChange >= s.untilIdle().toNanos()) {
+                        // Quiet counts once a checkpoint completed after the last move: a job that cannot checkpoint is never done.
+                        if (!untilEnd && s.untilIdle() != null && progress.checkpointsRead() > checkpointsAtLastChange
+                                && now - lastChange >= s.untilIdle().toNanos()) {
                             break;
                         }
                         Thread.sleep(500);
@@ -155,28 +171,39 @@ public final class JoinRun {
                 boolean finished = flink.status() == JobStatus.FINISHED;
                 if (!finished) {
                     flink.cancel();
+                    if (progress.checkpointsRead() == 0 && checkpoints == 0) {
+                        throw new IllegalStateException("the join completed no checkpoint, so nothing it joined is committed"
+                                + (restarts > 0 ? " (the job restarted " + restarts + " times)" : ""));
+                    }
                 }
+                progress.refresh(flink.job());
                 double seconds = (System.nanoTime() - started) / 1e9;
-                long impressionsRead = consumed(kafka.committed(JoinOptions.impressionsGroup(conf), impressions), impressionsFrom);
-                long clicksRead = consumed(kafka.committed(JoinOptions.clicksGroup(conf), clicks), clicksFrom);
+                long impressionsRead = consumed(progress.offsets(impressionsSource), impressionsFrom);
+                long clicksRead = consumed(progress.offsets(clicksSource), clicksFrom);
                 if (finished) {
-                    // A bounded run commits no offsets after its final checkpoint: it read everything up to the end it saw.
-                    impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(bootstrap, impressions, impressionsFrom));
-                    clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(bootstrap, clicks, clicksFrom));
+                    // A bounded run's final checkpoint holds no finished splits: it read everything up to the end it saw.
+                    impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom));
+                    clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom));
                     Files.createDirectories(s.checkpointDir());
                     Files.writeString(s.checkpointDir().resolve(FINISHED_MARKER), "finished at " + java.time.Instant.now() + "\n");
                 }
                 return new Summary(impressionsRead, clicksRead,
-                        KafkaProgress.countCommittedRecords(bootstrap, out, outFrom),
-                        KafkaProgress.countCommittedRecords(bootstrap, deadLetters, deadFrom),
+                        KafkaProgress.countCommittedRecords(connection, out, outFrom),
+                        KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom),
                         checkpoints, restarts, seconds);
             }
         }
     }
 
-    private static Map<TopicPartition, Long> from(KafkaProgress kafka, boolean resumed, String group, String topic) throws Exception {
+    /** Where the job's source of {@code topic} starts: its offsets in the checkpoint resumed from, else where start-from says. */
+    private static Map<TopicPartition, Long> from(KafkaProgress kafka, Configuration conf, Optional<Path> resumeFrom, String sourceUid,
+            String group, String topic) throws Exception {
         Map<TopicPartition, Long> result = new HashMap<>(kafka.startOffsets(topic));
-        if (resumed) {
+        if (resumeFrom.isPresent()) {
+            result.putAll(SourceOffsets.of(resumeFrom.get(), sourceUid));
+        } else if ("latest".equals(conf.get(JoinOptions.START_FROM))) {
+            result.putAll(kafka.endOffsets(topic));
+        } else if ("committed".equals(conf.get(JoinOptions.START_FROM))) {
             result.putAll(kafka.committed(group, topic));
         }
         return result;

@@ -1,5 +1,6 @@
 package io.streamtrain.report;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -17,8 +18,8 @@ public final class Dashboard implements AutoCloseable {
     }
 
     /** Follows {@code metricsTopic} from its beginning and serves the page on 127.0.0.1:{@code port} (0: any free port). */
-    public static Dashboard start(String bootstrap, String metricsTopic, int port) throws IOException, InterruptedException {
-        LiveTimeline live = new LiveTimeline(bootstrap, metricsTopic);
+    public static Dashboard start(KafkaConnection kafka, String metricsTopic, int port) throws IOException, InterruptedException {
+        LiveTimeline live = new LiveTimeline(kafka, metricsTopic);
         try {
             return new Dashboard(live, new DashboardServer(live, port));
         } catch (IOException | RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.streamtrain.report;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -28,9 +29,9 @@ public final class LiveTimeline implements AutoCloseable {
     private RunTimeline timeline = RunTimeline.of(List.of()); // guarded by this
     private int timelineRecords;
 
-    public LiveTimeline(String bootstrap, String topic) {
+    public LiveTimeline(KafkaConnection kafka, String topic) {
         this.topic = topic;
-        this.consumer = MetricsTopic.consumer(bootstrap);
+        this.consumer = MetricsTopic.consumer(kafka);
         this.thread = new Thread(this::follow, "streamtrain-dashboard-follower");
         thread.setDaemon(true);
         thread.start();

@@ -1,18 +1,17 @@
 package io.streamtrain.report;
 
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.schema.TrainingMetrics;
 import io.streamtrain.schema.TrainingMetricsCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reading a run's metrics topic (Avro {@code TrainingMetrics}) from its beginning, for the report
@@ -25,9 +24,9 @@ public final class MetricsTopic {
     private long unreadable;
 
     /** Every record of {@code topic} up to its end offsets at the time of the call. */
-    public static MetricsTopic readToEnd(String bootstrap, String topic, Duration timeout) {
+    public static MetricsTopic readToEnd(KafkaConnection kafka, String topic, Duration timeout) {
         MetricsTopic read = new MetricsTopic();
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(kafka)) {
             List<TopicPartition> partitions = partitions(consumer, topic, timeout);
             if (partitions.isEmpty()) {
                 throw new IllegalArgumentException("topic " + topic + " does not exist");
@@ -47,12 +46,11 @@ public final class MetricsTopic {
     }
 
     /** A consumer that commits nothing and never creates the topic it asks about. */
-    static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    static KafkaConsumer<byte[], byte[]> consumer(KafkaConnection kafka) {
+        return kafka.client()
+                .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-metrics-reader")
+                .require(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false)
+                .consumer();
     }
 
     /** The topic's partitions; empty while it does not exist. */

@@ -1,10 +1,12 @@
 package io.streamtrain.ingest;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ingest.format.FeatureHashing;
+import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.synthetic.PlantedFm;
@@ -13,8 +15,8 @@ import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
 import io.streamtrain.testing.KafkaFixture;
-import java.io.BufferedReader;
-import java.io.StringReader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -98,6 +100,49 @@ class IngestCommandTest {
     }
 
     @Test
+    void linesEndOnlyAtLfOrCrlfAndDeadLettersKeepTheOriginalBytes() throws Exception {
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        file.write("1 1:1\r\n".getBytes(StandardCharsets.US_ASCII));          // 1 good (CRLF)
+        byte[] lineWithCr = "0 2:1\r3:1".getBytes(StandardCharsets.US_ASCII);  // 2 one line, rejected: a lone CR does not end it
+        file.write(lineWithCr);
+        file.write('\n');
+        byte[] notUtf8 = {'1', ' ', (byte) 0xe9, ':', '1'};                    // 3 Latin-1 'é', not UTF-8: rejected
+        file.write(notUtf8);
+        file.write('\n');
+        file.write("0 4:1\n".getBytes(StandardCharsets.US_ASCII));            // 4 good: the line number after them is right
+        Path path = dir.resolve("mixed-endings.svm");
+        Files.write(path, file.toByteArray());
+        String topic = "ingest-line-ends";
+
+        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "libsvm",
+                "--file", path.toString(), "--partitions", "1");
+
+        assertEquals(0, r.exitCode, r.err);
+        Matcher m = SUMMARY.matcher(r.out.strip());
+        assertTrue(m.matches(), r.out);
+        assertEquals("2", m.group(1));
+        assertEquals("2", m.group(2));
+        AvroCodec<Example> examples = AvroCodec.of(Example.class);
+        List<String> ids = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
+            ids.add(examples.decode(rec.value()).getId());
+        }
+        ids.sort(Comparator.naturalOrder());
+        assertEquals(List.of("mixed-endings.svm:1", "mixed-endings.svm:4"), ids);
+        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
+        Map<String, byte[]> payloads = new java.util.TreeMap<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
+            DeadLetter d = dlq.decode(rec.value());
+            byte[] payload = new byte[d.getPayload().remaining()];
+            d.getPayload().get(payload);
+            payloads.put(d.getLocation(), payload);
+        }
+        assertEquals(List.of("line:2", "line:3"), List.copyOf(payloads.keySet()));
+        assertArrayEquals(lineWithCr, payloads.get("line:2"));
+        assertArrayEquals(notUtf8, payloads.get("line:3"));
+    }
+
+    @Test
     void csvThroughAMappingFileKeepsLineNumbersOfTheFileInDeadLetters() throws Exception {
         Path mapping = dir.resolve("m.json");
         Files.writeString(mapping, "{\"label\": \"y\", \"id\": \"key\", \"features\": ["
@@ -148,6 +193,47 @@ class IngestCommandTest {
     }
 
     @Test
+    void aCsvRecordMayHoldLineBreaksInAQuotedFieldAndIsNumberedByItsFirstLine() throws Exception {
+        Path mapping = dir.resolve("m.json");
+        Files.writeString(mapping, "{\"label\": \"y\", \"id\": \"key\", \"features\": [{\"column\": \"city\", \"field\": 0}]}");
+        Path file = dir.resolve("rows.csv");
+        Files.writeString(file, String.join("\r\n",
+                "key,y,city",      // 1 header
+                "a,1,\"new",       // 2 good: a quoted field over two lines, its line break kept
+                "york\"",          // 3
+                "b,1,rome,x",      // 4 unparsable: 4 fields
+                "c,1,\"rome",      // 5 unparsable: a quote never closed costs its line alone
+                "d,0,oslo"));      // 6 good
+        String topic = "ingest-csv-multiline";
+        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--format", "csv", "--mapping",
+                mapping.toString(), "--file", file.toString(), "--partitions", "1");
+        assertEquals(0, r.exitCode, r.err);
+        Matcher m = SUMMARY.matcher(r.out.strip());
+        assertTrue(m.matches(), r.out);
+        assertEquals("2", m.group(1));
+        assertEquals("2", m.group(2));
+
+        AvroCodec<Example> examples = AvroCodec.of(Example.class);
+        List<Example> got = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic, false, Duration.ofSeconds(10))) {
+            got.add(examples.decode(rec.value()));
+        }
+        got.sort(Comparator.comparing(Example::getId));
+        assertEquals(List.of("a", "d"), got.stream().map(Example::getId).toList());
+        long newYork = FeatureHashing.hash64(0, "new\r\nyork") & ((1L << ParseOptions.DEFAULT_HASH_BITS) - 1);
+        assertEquals(List.of(new Feature(0, newYork, 1f)), got.get(0).getFeatures());
+
+        AvroCodec<DeadLetter> dlq = AvroCodec.of(DeadLetter.class);
+        List<String> dead = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> rec : kafka.readAll(topic + ".dlq", false, Duration.ofSeconds(10))) {
+            DeadLetter d = dlq.decode(rec.value());
+            dead.add(d.getLocation() + " " + d.getReason() + " " + d.getDetail() + " " + StandardCharsets.UTF_8.decode(d.getPayload()));
+        }
+        dead.sort(Comparator.naturalOrder());
+        assertEquals(List.of("line:4 unparsable expected 3 fields, found 4 b,1,rome,x", "line:5 unparsable unclosed quote c,1,\"rome"), dead);
+    }
+
+    @Test
     void syntheticWritesPlantedExamplesAndTheTruth() throws Exception {
         Path truth = dir.resolve("planted.json");
         String topic = "ingest-synthetic";
@@ -189,13 +275,14 @@ class IngestCommandTest {
 
     @Test
     void aSendFailureFailsTheRun() {
-        IngestSettings settings = IngestSettings.of(kafka.bootstrapServers(), "ingest-too-large")
+        IngestSettings settings = IngestSettings.of(kafka.connection(), "ingest-too-large")
                 .withPartitions(1)
                 .withProducerOverrides(Map.of("max.request.size", "200"));
         String big = "1" + " 1:1".repeat(100);
         var parser = LineFormat.LIBSVM.parser(ParseOptions.defaults("big"));
         IngestException e = assertThrows(IngestException.class,
-                () -> Ingestor.ingestLines(settings, new BufferedReader(new StringReader(big + "\n")), "big", parser));
+                () -> Ingestor.ingestLines(settings, new InputLines(new ByteArrayInputStream((big + "\n").getBytes(StandardCharsets.UTF_8))),
+                        "big", parser));
         assertTrue(e.getMessage().contains("not acknowledged"), e.getMessage());
     }
 

@@ -68,10 +68,10 @@ class DashboardIT {
         topic = "dashboard-it-" + System.nanoTime();
         kafka.createTopic(topic, 2);
         // Started before the job exists: the page must wait for the metrics topic to appear.
-        dashboard = Dashboard.start(kafka.bootstrapServers(), topic + ".metrics", 0);
+        dashboard = Dashboard.start(kafka.connection(), topic + ".metrics", 0);
 
         PlantedFm truth = new PlantedFm(11, PlantedFm.DEFAULT_FIELDS, 50, PlantedFm.DEFAULT_ZIPF_EXPONENT, PlantedFm.DEFAULT_DIM);
-        IngestSettings ingest = IngestSettings.of(kafka.bootstrapServers(), topic);
+        IngestSettings ingest = IngestSettings.of(kafka.connection(), topic);
         stream = new Thread(() -> {
             for (long chunk = 0; !Thread.currentThread().isInterrupted(); chunk++) {
                 // Counted before it is sent: the interrupt that ends the stream may stop a chunk
@@ -192,7 +192,7 @@ class DashboardIT {
             TrainingSummary summary = (TrainingSummary) outcome.get();
             assertEquals(0, summary.restarts(), "a run without failures (the examples rule below assumes one attempt)");
 
-            MetricsTopic metrics = MetricsTopic.readToEnd(kafka.bootstrapServers(), topic + ".metrics", WAIT);
+            MetricsTopic metrics = MetricsTopic.readToEnd(kafka.connection(), topic + ".metrics", WAIT);
             long topicRecords = metrics.records().size() + metrics.unreadable();
             Map<Integer, Long> examplesBySubtask = new HashMap<>();
             for (TrainingMetrics m : metrics.records()) {

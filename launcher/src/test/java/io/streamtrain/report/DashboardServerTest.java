@@ -28,7 +28,7 @@ class DashboardServerTest {
     @Test
     void servesThePageAndTheTimelineOfATopicThatAppearsLater() throws Exception {
         String topic = "dashboard-" + System.nanoTime() + ".metrics";
-        try (Dashboard dashboard = Dashboard.start(kafka.bootstrapServers(), topic, 0)) {
+        try (Dashboard dashboard = Dashboard.start(kafka.connection(), topic, 0)) {
             assertEquals("waiting for the topic", get(dashboard, "api/timeline").get("status").asText());
             kafka.createTopic(topic, 1);
             TrainingMetricsCodec codec = new TrainingMetricsCodec();

@@ -1,5 +1,6 @@
 package io.streamtrain.sql;
 
+import io.streamtrain.kafka.KafkaConnection;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.testing.KafkaFixture;
@@ -25,11 +26,11 @@ final class SqlRuns {
     static void awaitTrained(KafkaFixture kafka, JobMonitor job, String model, long expected, Duration timeout) throws Exception {
         String staging = model + ".examples";
         String feedback = staging + ".feedback";
-        String bootstrap = kafka.bootstrapServers();
+        KafkaConnection connection = kafka.connection();
         long deadline = System.nanoTime() + timeout.toNanos();
         int quiet = 0;
         String state = "";
-        try (KafkaProgress progress = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress progress = new KafkaProgress(connection)) {
             while (quiet < 4) {
                 assertTrue(System.nanoTime() < deadline, "training did not finish within " + timeout + "; last " + state);
                 Thread.sleep(1_000);
@@ -48,12 +49,12 @@ final class SqlRuns {
                 boolean caughtUp = examplesCommitted.keySet().equals(stagingEnd.keySet())
                         && feedbackCommitted.keySet().equals(feedbackEnd.keySet())
                         && awaitingBatch == 0
-                        && KafkaProgress.countCommittedRecords(bootstrap, staging, examplesCommitted) == 0
-                        && KafkaProgress.countWrittenRecords(bootstrap, feedbackCommitted) == 0;
+                        && KafkaProgress.countCommittedRecords(connection, staging, examplesCommitted) == 0
+                        && KafkaProgress.countWrittenRecords(connection, feedbackCommitted) == 0;
                 if (caughtUp) {
                     Map<TopicPartition, Long> start = new HashMap<>();
                     stagingEnd.keySet().forEach(tp -> start.put(tp, 0L));
-                    long staged = KafkaProgress.countCommittedRecords(bootstrap, staging, start);
+                    long staged = KafkaProgress.countCommittedRecords(connection, staging, start);
                     state += ", staged " + staged;
                     caughtUp = staged == expected;
                 }

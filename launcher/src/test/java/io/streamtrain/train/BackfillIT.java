@@ -50,7 +50,7 @@ class BackfillIT {
         Map<Integer, Long> cut;
         Map<Integer, Long> secondCut;
         try (KafkaProducer<byte[], byte[]> producer = kafka.producer();
-                KafkaProgress progress = new KafkaProgress(kafka.bootstrapServers())) {
+                KafkaProgress progress = new KafkaProgress(kafka.connection())) {
             examples.produce(producer, topic, 6_000);
             sendBad(producer, topic, 2);
             truthAtCut = new HashMap<>(examples.trueCounts);

@@ -46,7 +46,7 @@ class LearningIT {
     void fmLearnsThePlantedModel(@TempDir Path checkpoints) throws Exception {
         PlantedFm truth = new PlantedFm(11, PlantedFm.DEFAULT_FIELDS, 100, PlantedFm.DEFAULT_ZIPF_EXPONENT, PlantedFm.DEFAULT_DIM);
         String topic = "learning-" + System.nanoTime();
-        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.bootstrapServers(), topic), truth, EXAMPLES, 11, System.currentTimeMillis());
+        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), truth, EXAMPLES, 11, System.currentTimeMillis());
         List<Example> data = readBack(topic);
 
         HeldOut fmReference = HeldOut.evaluate(truth, sequential("fm", data)::predict, 20_000, 12);

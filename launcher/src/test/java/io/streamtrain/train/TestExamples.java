@@ -3,10 +3,12 @@ package io.streamtrain.train;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.streamtrain.export.ExportedRow;
+import io.streamtrain.ps.PsOptions;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.FeatureKey;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -74,6 +77,20 @@ public final class TestExamples {
         }
         assertEquals(good, biasCount, "the bias row saw every good record once");
         assertEquals(trueCounts, exported, "every row counted every record containing it exactly once");
+    }
+
+    /** A small training job for the count oracle on {@code topic}: LR with the count optimizer, 64-example batches. */
+    static Configuration oracleJob(String bootstrap, String topic) {
+        Configuration conf = new Configuration();
+        conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
+        conf.set(TrainingOptions.TOPIC, topic);
+        conf.set(TrainingOptions.NAME, topic);
+        conf.set(TrainingOptions.MODEL, "lr");
+        conf.set(TrainingOptions.BATCH_SIZE, 64);
+        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
+        conf.set(PsOptions.DIM, 1);
+        conf.set(PsOptions.OPTIMIZER, "count");
+        return conf;
     }
 
     /** Sends {@code count} examples and fails unless the broker acknowledged every one: the truth must be what Kafka holds. */

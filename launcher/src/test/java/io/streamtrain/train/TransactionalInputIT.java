@@ -7,19 +7,14 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
-import io.streamtrain.ps.PsOptions;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,10 +35,7 @@ class TransactionalInputIT {
         kafka.createTopic(topic, 3);
         TestExamples committed = new TestExamples(7);
         TestExamples aborted = new TestExamples(8);
-        Properties p = new Properties();
-        p.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-writer");
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = kafka.transactionalProducer(topic + "-writer")) {
             producer.initTransactions();
             for (int txn = 0; txn < 6; txn++) {
                 producer.beginTransaction();
@@ -66,15 +58,7 @@ class TransactionalInputIT {
     }
 
     private TrainingRun.Settings settings(String topic, Path checkpoints) {
-        Configuration conf = new Configuration();
-        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
-        conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "lr");
-        conf.set(TrainingOptions.BATCH_SIZE, 64);
-        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
-        conf.set(PsOptions.DIM, 1);
-        conf.set(PsOptions.OPTIMIZER, "count");
-        return new TrainingRun.Settings(conf, checkpoints, 1, Duration.ofMillis(500), Duration.ofSeconds(3), true, System.err);
+        return new TrainingRun.Settings(TestExamples.oracleJob(kafka.bootstrapServers(), topic), checkpoints, 1,
+                Duration.ofMillis(500), Duration.ofSeconds(3), true, System.err);
     }
 }

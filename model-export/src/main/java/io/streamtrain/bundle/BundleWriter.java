@@ -5,6 +5,7 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
+import io.streamtrain.files.OutputFile;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.schema.FeatureKey;
 import java.io.IOException;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * Writes a serving bundle from a retained checkpoint or savepoint (files only: the training job
  * keeps running): the rows in a RocksDB database ({@value Bundle#ROWS}), the bias in
  * {@value Bundle#DENSE}, and, last, the {@link ModelCard} with row count and checksum. A bundle
- * without a card is an unfinished export and does not open.
+ * without a card is an unfinished export and does not open; the bundle is written under a
+ * temporary name and renamed into place when complete, so a failed export leaves none.
  */
 public final class BundleWriter {
     private static final Logger LOG = LoggerFactory.getLogger(BundleWriter.class);
@@ -47,7 +49,13 @@ public final class BundleWriter {
      */
     public static ModelCard write(Path checkpoint, ModelInfo info, ModelCard.FeatureMapping mapping, Path out,
                                   PrintStream progress, long progressEvery) throws Exception {
-        prepareEmpty(out);
+        requireEmpty(out);
+        return OutputFile.write(out, partial -> writeInto(partial, checkpoint, info, mapping, progress, progressEvery));
+    }
+
+    private static ModelCard writeInto(Path out, Path checkpoint, ModelInfo info, ModelCard.FeatureMapping mapping,
+                                       PrintStream progress, long progressEvery) throws Exception {
+        Files.createDirectories(out);
         long checkpointTime = Files.getLastModifiedTime(checkpoint.resolve("_metadata")).toMillis();
         int width = ModelKind.parse(info.model()).rowWidth(info.dim());
         float[][] bias = {new float[width]};
@@ -147,14 +155,17 @@ public final class BundleWriter {
         }
     }
 
-    private static void prepareEmpty(Path out) throws IOException {
+    private static void requireEmpty(Path out) throws IOException {
+        if (Files.isRegularFile(out)) {
+            throw new IOException("bundle directory " + out + " is a file; give a new or empty directory");
+        }
         if (Files.exists(out)) {
             try (Stream<Path> entries = Files.list(out)) {
                 if (entries.findAny().isPresent()) {
-                    throw new IOException("bundle directory " + out + " is not empty; export writes a new bundle");
+                    throw new IOException("bundle directory " + out + " is not empty; export writes a new bundle: give a new"
+                            + " or empty directory");
                 }
             }
         }
-        Files.createDirectories(out);
     }
 }

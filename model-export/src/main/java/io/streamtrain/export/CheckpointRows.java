@@ -38,8 +38,12 @@ import org.apache.flink.util.Collector;
 public final class CheckpointRows {
     private CheckpointRows() {}
 
-    /** Streams every row of the checkpoint to {@code sink}; returns how many there were. */
+    /**
+     * Streams every row of the checkpoint to {@code sink}; returns how many there were. A damaged
+     * checkpoint is a {@link CheckpointFiles.DamagedCheckpointException} before the first row.
+     */
     public static long read(Path checkpoint, ModelInfo info, Consumer<ExportedRow> sink) throws Exception {
+        CheckpointFiles.verify(checkpoint);
         Configuration conf = new Configuration();
         conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);

@@ -6,6 +6,7 @@ import io.streamtrain.bundle.BundleWriter;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.files.OutputFile;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ingest.format.ParseOptions;
@@ -89,8 +90,10 @@ public final class ExportCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "give --bundle DIR and/or --out FILE");
         }
         ModelCard.FeatureMapping cardMapping = cardMapping();
-        ModelInfo info = ModelInfo.read(checkpointDir != null ? checkpointDir : modelInfoNear(path));
+        Path trainDir = checkpointDir != null ? checkpointDir : modelInfoNear(path);
+        ModelInfo info = ModelInfo.read(trainDir);
         Path checkpoint = path != null ? path : LatestCheckpoint.in(checkpointDir);
+        verify(checkpoint, trainDir);
         if (bundle != null) {
             long started = System.nanoTime();
             ModelCard card = BundleWriter.write(checkpoint, info, cardMapping, bundle,
@@ -109,17 +112,30 @@ public final class ExportCommand implements Callable<Integer> {
         long started = System.nanoTime();
         ObjectMapper json = new ObjectMapper().configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
         long rows;
-        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
-            rows = CheckpointRows.read(checkpoint, info, row -> {
-                try {
-                    json.writeValue(w, new JsonRow(row.field(), row.id(), row.vector(), row.count(), info.optimizer()));
-                    w.newLine();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        }
+        rows = OutputFile.write(out, partial -> {
+            try (BufferedWriter w = Files.newBufferedWriter(partial, StandardCharsets.UTF_8)) {
+                return CheckpointRows.read(checkpoint, info, row -> {
+                    try {
+                        json.writeValue(w, new JsonRow(row.field(), row.id(), row.vector(), row.count(), info.optimizer()));
+                        w.newLine();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+            }
+        });
         System.out.printf(Locale.ROOT, "export: rows=%d checkpoint=%s out=%s seconds=%.1f%n", rows, checkpoint, out, (System.nanoTime() - started) / 1e9);
+    }
+
+    /** Fails before anything is written when the checkpoint is damaged, saying which older one to export instead. */
+    private static void verify(Path checkpoint, Path trainDir) throws IOException {
+        try {
+            CheckpointFiles.verify(checkpoint);
+        } catch (CheckpointFiles.DamagedCheckpointException e) {
+            String older = LatestCheckpoint.olderThan(trainDir, checkpoint).map(Path::toString).orElse(null);
+            throw new IOException(e.getMessage() + "; export "
+                    + (older != null ? "the next older checkpoint with --savepoint " + older : "another checkpoint or savepoint with --savepoint DIR"), e);
+        }
     }
 
     /** A checkpoint is DIR/job/chk-N with DIR/model.json; a savepoint may carry one of its own. */

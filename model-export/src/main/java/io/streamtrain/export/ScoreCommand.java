@@ -3,12 +3,13 @@ package io.streamtrain.export;
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.djl.DjlScorer;
+import io.streamtrain.files.OutputFile;
+import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.format.ParseResult;
 import io.streamtrain.schema.Example;
-import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -88,18 +89,25 @@ public final class ScoreCommand implements Callable<Integer> {
     }
 
     private int score(LineParser parser, ToDoubleFunction<Example> model, long rows) throws Exception {
+        long[] counts = OutputFile.write(out, partial -> scoreInto(partial, parser, model));
+        System.out.printf("score: lines=%d bad=%d rows=%d out=%s%n", counts[0], counts[1], rows, out);
+        return 0;
+    }
+
+    /** Writes one probability per line of the input to {@code to}; returns the lines and the bad ones among them. */
+    private long[] scoreInto(Path to, LineParser parser, ToDoubleFunction<Example> model) throws Exception {
         long lines = 0;
         long bad = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-                BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+        try (InputLines in = new InputLines(Files.newInputStream(file));
+                BufferedWriter w = Files.newBufferedWriter(to, StandardCharsets.UTF_8)) {
             if (parser.expectsHeader()) { // a CSV file's header line: no probability for it
-                String header = in.readLine();
+                String header = in.next();
                 lines++;
                 if (header != null) {
                     parser = parser.afterHeader(header);
                 }
             }
-            for (String line; (line = in.readLine()) != null; ) {
+            for (String line; (line = in.next()) != null; ) {
                 lines++;
                 ParseResult result = parser.parse(line, lines);
                 if (result instanceof ParseResult.Ok ok) {
@@ -113,7 +121,6 @@ public final class ScoreCommand implements Callable<Integer> {
                 w.newLine();
             }
         }
-        System.out.printf("score: lines=%d bad=%d rows=%d out=%s%n", lines, bad, rows, out);
-        return 0;
+        return new long[] {lines, bad};
     }
 }

@@ -2,12 +2,12 @@ package io.streamtrain.serve;
 
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.contract.RowCodec;
+import io.streamtrain.kafka.KafkaConnection;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -17,7 +17,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,16 +46,14 @@ public final class ModelFollower implements AutoCloseable {
     private volatile String failure;
     private volatile boolean running = true;
 
-    public ModelFollower(String bootstrapServers, String topic, Bundle store) {
+    public ModelFollower(KafkaConnection kafka, String topic, Bundle store) {
         this.store = store;
         this.topic = topic;
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-serve-follow");
-        p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.consumer = kafka.client()
+                .require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase())
+                .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-serve-follow")
+                .withDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000)
+                .consumer();
         List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(20)).stream()
                 .map(i -> new TopicPartition(topic, i.partition())).toList();
         if (partitions.isEmpty()) {

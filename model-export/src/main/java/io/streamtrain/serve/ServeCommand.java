@@ -2,6 +2,7 @@ package io.streamtrain.serve;
 
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.export.LoadedModel;
+import io.streamtrain.kafka.KafkaConnection;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -63,7 +64,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         Path store = storeDir != null ? storeDir : bundleDir.resolveSibling(bundleDir.getFileName() + ".store");
         try (Bundle bundle = Bundle.openStore(bundleDir, store);
-                ModelFollower follower = new ModelFollower(bootstrap, followTopic, bundle)) {
+                ModelFollower follower = new ModelFollower(KafkaConnection.to(bootstrap), followTopic, bundle)) {
             System.out.printf("serve: following %s into %s%n", followTopic, store.toAbsolutePath());
             serve(bundle, follower::status);
         }

@@ -2,6 +2,7 @@ package io.streamtrain.serve;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.bundle.Bundle;
@@ -10,18 +11,18 @@ import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.bundle.TestTables;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Properties;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.KafkaException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,7 +69,7 @@ class ModelFollowerTest {
             send(tx, topic, fresh, row(-100f));
             tx.abortTransaction(); // a recovery took these back: never visible
 
-            try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.bootstrapServers(), topic, s)) {
+            try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.connection(), topic, s)) {
                 await(follower::caughtUp, "caught up");
                 assertEquals(3, follower.updatesApplied(), "distinct rows of the committed transaction");
                 assertArrayEquals(row(3f), s.row(existing));
@@ -82,13 +83,23 @@ class ModelFollowerTest {
             tx.commitTransaction();
         }
 
-        try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.bootstrapServers(), topic, s)) {
+        try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.connection(), topic, s)) {
             assertArrayEquals(row(3f), s.row(existing), "the store kept what it applied before the restart");
             await(follower::caughtUp, "caught up after the restart");
             assertEquals(1, follower.updatesApplied(), "only the update published while it was down is read again");
             assertArrayEquals(row(4f), s.row(fresh));
             assertArrayEquals(row(0.5f), s.bias());
             assertTrue(follower.status().get("freshnessP50Ms") != null, "freshness is measured: " + follower.status());
+        }
+    }
+
+    @Test
+    void theUsersClientPropertiesReachTheFollowersConsumer() throws Exception {
+        KafkaConnection bogus = new KafkaConnection(kafka.bootstrapServers(), Map.of("security.protocol", "BOGUS"));
+        try (Bundle s = Bundle.openStore(bundle, dir.resolve("store-bogus"))) {
+            KafkaException e = assertThrows(KafkaException.class, () -> new ModelFollower(bogus, "any", s).close());
+            assertTrue(e.getMessage().contains("security.protocol") || String.valueOf(e.getCause()).contains("security.protocol"),
+                    String.valueOf(e));
         }
     }
 
@@ -101,10 +112,7 @@ class ModelFollowerTest {
     }
 
     private KafkaProducer<byte[], byte[]> transactional(String topic) {
-        Properties p = kafka.clientProperties();
-        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
-        p.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return kafka.transactionalProducer(topic + "-tx");
     }
 
     private static void send(KafkaProducer<byte[], byte[]> tx, String topic, long key, float[] weights) {

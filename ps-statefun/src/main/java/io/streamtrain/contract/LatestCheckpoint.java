@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -18,16 +19,30 @@ public final class LatestCheckpoint {
     private LatestCheckpoint() {}
 
     public static Optional<Path> find(Path root) {
+        return newestFirst(root).stream().findFirst();
+    }
+
+    /** Every complete checkpoint and savepoint in the directory, the newest first. */
+    public static List<Path> newestFirst(Path root) {
         if (!Files.isDirectory(root)) {
-            return Optional.empty();
+            return List.of();
         }
         try (Stream<Path> jobs = Files.list(root)) {
             return jobs.filter(Files::isDirectory)
                     .flatMap(dir -> isSavepoint(dir) ? Stream.of(dir) : completeCheckpoints(dir))
-                    .max(Comparator.comparingLong(LatestCheckpoint::metadataTime));
+                    .sorted(Comparator.comparingLong(LatestCheckpoint::metadataTime).reversed())
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The newest checkpoint or savepoint in the directory older than {@code checkpoint}: what to fall back to when it is damaged. */
+    public static Optional<Path> olderThan(Path root, Path checkpoint) {
+        long time = metadataTime(checkpoint);
+        return newestFirst(root).stream()
+                .filter(p -> !p.toAbsolutePath().equals(checkpoint.toAbsolutePath()) && metadataTime(p) <= time)
+                .findFirst();
     }
 
     /** Like {@link #find}, but a missing checkpoint is an error that says what to do. */

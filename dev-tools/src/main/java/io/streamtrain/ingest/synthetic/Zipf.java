@@ -3,7 +3,13 @@ package io.streamtrain.ingest.synthetic;
 import java.util.Arrays;
 import java.util.Random;
 
-/** Zipf-distributed ranks 0..n-1 (rank 0 the most popular): P(r) ∝ (r + 1)^-s, drawn by inverse CDF. */
+/**
+ * Zipf-distributed ranks 0..n-1 (rank 0 the most popular): P(r) ∝ (r + 1)^-s, drawn by inverse CDF.
+ * By hand rather than commons-math's {@code ZipfDistribution}, which is not on this module's class
+ * path and either draws with its own generator by rejection (a varying number of uniforms per draw)
+ * or inverts its CDF by bisection over harmonic sums (O(n log n) per draw): this table takes one
+ * uniform of the caller's {@link Random} per draw in O(log n), so a seed fixes the generated stream.
+ */
 final class Zipf {
     private final double[] cdf; // cdf[r] = P(rank <= r)
 

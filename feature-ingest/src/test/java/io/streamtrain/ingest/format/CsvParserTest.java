@@ -7,6 +7,7 @@ import static io.streamtrain.ingest.format.ParserAssertions.ok;
 import static io.streamtrain.ingest.format.ParserAssertions.rejected;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -81,6 +82,33 @@ class CsvParserTest {
         LineParser three = LineFormat.CSV.parser(ParserAssertions.options("s").withMaxFeatures(3), mapping("people.json"))
                 .afterHeader(HEADER);
         rejected(three, RejectReason.TOO_MANY_FEATURES, "r1,1,1,alice,1,1,1,a|b,x");
+    }
+
+    @Test
+    void fieldsFollowRfc4180() throws Exception {
+        LineParser p = people();
+        features(ok(p, "r,1,1,\"two\r\nlines\",,,,,"), f(0, expectedId(0, "two\r\nlines", 20), 1f)); // a quoted line break is data
+        features(ok(p, "r,1,1,5\" screen,,,,,"), f(0, expectedId(0, "5\" screen", 20), 1f));         // a quote inside a field is data
+        features(ok(p, "r,1,1,\"\",,0,,,"), f(2, 1, 1f));                                                 // "" is an empty field; so is the last
+        ParseResult.Rejected afterQuote = assertInstanceOf(ParseResult.Rejected.class, p.parse("r,1,1,\"al\"ice,,,,,", 9));
+        assertEquals(RejectReason.UNPARSABLE, afterQuote.reason());
+        assertTrue(afterQuote.detail().contains("Expected column separator"), afterQuote.detail());
+        ParseResult.Rejected unclosed = assertInstanceOf(ParseResult.Rejected.class, p.parse("r,1,1,\"alice,,,,,", 9));
+        assertEquals("unclosed quote", unclosed.detail());
+        ParseResult.Rejected twoRows = assertInstanceOf(ParseResult.Rejected.class, p.parse("r,1,1,a,,,,,\rr,1,1,b,,,,,", 9));
+        assertEquals("a line break outside quotes", twoRows.detail());
+    }
+
+    @Test
+    void aRecordGoesOnWhileAQuotedFieldIsOpen() throws Exception {
+        LineParser p = people();
+        assertTrue(p.continuesOnNextLine("r,1,1,\"first line"), "a quoted field open at the line's end");
+        assertTrue(p.continuesOnNextLine("r,1,1,\"first line\n\"\"quoted\"\" second"), "still open after a doubled quote");
+        assertFalse(p.continuesOnNextLine("r,1,1,\"first line\r\nsecond\",,,,,"), "closed on the second line");
+        assertFalse(p.continuesOnNextLine("r,1,1,5\" screen,,,,,"), "a quote inside an unquoted field opens nothing");
+        assertFalse(p.continuesOnNextLine("r,1,1,alice,,,,,"));
+        assertFalse(LineFormat.LIBSVM.parser(ParserAssertions.options("s")).continuesOnNextLine("1 \"3:1"), "only CSV records span lines");
+        features(ok(p, "r,1,1,\"first line\r\nsecond\",,,,,"), f(0, expectedId(0, "first line\r\nsecond", 20), 1f));
     }
 
     @Test

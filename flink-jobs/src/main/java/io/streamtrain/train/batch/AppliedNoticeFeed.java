@@ -1,9 +1,9 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.message.PushApplied;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,7 +16,6 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +51,14 @@ final class AppliedNoticeFeed implements AutoCloseable {
      * Starts following {@code topic}; {@code onNotices} runs on the task thread (as a mail) when
      * notices have arrived. Throws {@link KafkaException} when the topic cannot be followed.
      */
-    static AppliedNoticeFeed start(String bootstrapServers, String topic, MailboxExecutor mailbox, Runnable onNotices,
+    static AppliedNoticeFeed start(KafkaConnection kafka, String topic, MailboxExecutor mailbox, Runnable onNotices,
                                    String threadName) {
-        KafkaConsumer<byte[], byte[]> consumer = newConsumer(bootstrapServers);
+        // A fetch returns as soon as a notice is there; while none is, the broker holds it for the
+        // poll's length rather than this thread asking again every few milliseconds.
+        KafkaConsumer<byte[], byte[]> consumer = kafka.client()
+                .withDefault(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) POLL_TIMEOUT.toMillis())
+                .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits")
+                .consumer();
         try {
             List<PartitionInfo> partitions = consumer.partitionsFor(topic, REQUEST_TIMEOUT);
             if (partitions == null || partitions.isEmpty()) {
@@ -137,16 +141,5 @@ final class AppliedNoticeFeed implements AutoCloseable {
         if (thread.isAlive()) {
             LOG.warn("the applied-notice thread did not stop within 2 s");
         }
-    }
-
-    private static KafkaConsumer<byte[], byte[]> newConsumer(String bootstrapServers) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        // A fetch returns as soon as a notice is there; while none is, the broker holds it (Kafka's
-        // default 500 ms) rather than this thread asking again every few milliseconds.
-        p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, String.valueOf(POLL_TIMEOUT.toMillis()));
-        p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits");
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 }

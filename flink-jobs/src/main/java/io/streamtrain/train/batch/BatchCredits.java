@@ -1,5 +1,6 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.message.PushApplied;
 import java.io.Serializable;
 import java.util.Iterator;
@@ -47,7 +48,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     /** A wait ends after this long even while notices of other batches arrive (ours were lost). */
     private static final long HARD_CAP_MS = 2000;
 
-    private final String bootstrapServers;
+    private final KafkaConnection kafka;
     private final String topic;
     private final int maxInFlight;
     private final long maxWaitMs;
@@ -75,8 +76,8 @@ public final class BatchCredits implements Serializable, AutoCloseable {
      * @param maxInFlight batches per batcher subtask pulled but not yet applied; 0 turns flow control off
      * @param maxWaitMs the longest one wait for a credit may take without any notice
      */
-    public BatchCredits(String bootstrapServers, String topic, int maxInFlight, long maxWaitMs) {
-        this.bootstrapServers = bootstrapServers;
+    public BatchCredits(KafkaConnection kafka, String topic, int maxInFlight, long maxWaitMs) {
+        this.kafka = kafka;
         this.topic = topic;
         this.maxInFlight = maxInFlight;
         this.maxWaitMs = maxWaitMs;
@@ -101,7 +102,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             return;
         }
         try {
-            feed = AppliedNoticeFeed.start(bootstrapServers, topic, mailbox, this::takeNotices, threadName);
+            feed = AppliedNoticeFeed.start(kafka, topic, mailbox, this::takeNotices, threadName);
         } catch (KafkaException e) {
             disable(e.toString());
         }

@@ -1,10 +1,10 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
@@ -31,7 +31,7 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLag.class);
     private static final long REFRESH_MS = 1000;
 
-    private final String bootstrapServers;
+    private final KafkaConnection kafka;
     private final String topic;
     private transient Map<Integer, AtomicLong> next;
     private transient Map<Integer, Long> end;
@@ -42,8 +42,8 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     /** The operator's processing time, read from the metrics thread too (its clock is thread-safe). */
     private transient ProcessingTimeService time;
 
-    public PartitionLag(String bootstrapServers, String topic) {
-        this.bootstrapServers = bootstrapServers;
+    public PartitionLag(KafkaConnection kafka, String topic) {
+        this.kafka = kafka;
         this.topic = topic;
     }
 
@@ -104,12 +104,11 @@ public final class PartitionLag implements Serializable, AutoCloseable {
 
     private Admin admin() {
         if (admin == null) {
-            Properties p = new Properties();
-            p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-            p.setProperty(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-lag");
-            p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");
-            p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
-            admin = Admin.create(p);
+            admin = kafka.client()
+                    .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-lag")
+                    .withDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000)
+                    .withDefault(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000)
+                    .admin();
         }
         return admin;
     }

@@ -1,16 +1,15 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.kafka.KafkaConnection;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +26,7 @@ public final class PartitionTail implements Serializable, AutoCloseable {
     private static final Duration POLL_STEP = Duration.ofMillis(20);
     private static final int POLL_STEPS = 10;
 
-    private final String bootstrapServers;
+    private final KafkaConnection kafka;
     /** A backfill's range end per partition: a partition is drained there, whatever Kafka holds after it. */
     private final HashMap<Integer, Long> stopOffsets;
     private transient KafkaConsumer<byte[], byte[]> consumer;
@@ -38,12 +37,12 @@ public final class PartitionTail implements Serializable, AutoCloseable {
      */
     private transient Map<TopicPartition, Long> knownRecord;
 
-    public PartitionTail(String bootstrapServers) {
-        this(bootstrapServers, Map.of());
+    public PartitionTail(KafkaConnection kafka) {
+        this(kafka, Map.of());
     }
 
-    public PartitionTail(String bootstrapServers, Map<Integer, Long> stopOffsets) {
-        this.bootstrapServers = bootstrapServers;
+    public PartitionTail(KafkaConnection kafka, Map<Integer, Long> stopOffsets) {
+        this.kafka = kafka;
         this.stopOffsets = new HashMap<>(stopOffsets);
     }
 
@@ -108,17 +107,15 @@ public final class PartitionTail implements Serializable, AutoCloseable {
 
     private KafkaConsumer<byte[], byte[]> consumer() {
         if (consumer == null) {
-            Properties p = new Properties();
-            p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-            p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-            p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
-            // One record answers the question: fetch as little as the broker allows (it still sends
-            // the first record batch whole), not the default megabyte per partition.
-            p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "1024");
-            p.setProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, "1024");
-            p.setProperty(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-tail");
-            consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            consumer = kafka.client()
+                    .require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
+                    .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-tail")
+                    // One record answers the question: fetch as little as the broker allows (it still
+                    // sends the first record batch whole), not the default megabyte per partition.
+                    .withDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1)
+                    .withDefault(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 1024)
+                    .withDefault(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 1024)
+                    .consumer();
         }
         return consumer;
     }

@@ -1,9 +1,6 @@
 package io.streamtrain.train.feedback;
 
-import java.util.Properties;
-import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
-import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -40,14 +37,8 @@ public class Outgoing {
                 .name(name);
     }
 
-    /** One exactly-once sink for records of any topic. */
-    public static KafkaSink<Outgoing> sink(String bootstrap, String transactionalIdPrefix, Properties producer) {
-        return KafkaSink.<Outgoing>builder()
-                .setBootstrapServers(bootstrap)
-                .setRecordSerializer((KafkaRecordSerializationSchema<Outgoing>) (record, context, timestamp) -> record.toProducerRecord())
-                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-                .setTransactionalIdPrefix(transactionalIdPrefix)
-                .setKafkaProducerConfig(producer)
-                .build();
+    /** Writes each record to its own topic: one sink for records of any topic. */
+    public static KafkaRecordSerializationSchema<Outgoing> serializer() {
+        return (record, context, timestamp) -> record.toProducerRecord();
     }
 }

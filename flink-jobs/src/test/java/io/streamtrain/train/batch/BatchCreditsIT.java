@@ -1,5 +1,6 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.kafka.KafkaConnection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.streamtrain.ps.message.PushApplied;
@@ -120,11 +121,11 @@ class BatchCreditsIT {
 
         Loop(int maxInFlight) throws Exception {
             kafka.createTopic(applied, 1);
-            String bootstrap = kafka.bootstrapServers();
-            credits = new BatchCredits(bootstrap, applied, maxInFlight, CREDIT_WAIT_MS);
+            KafkaConnection connection = kafka.connection();
+            credits = new BatchCredits(connection, applied, maxInFlight, CREDIT_WAIT_MS);
             // A max-wait far beyond the test's processing time: no idle check interferes.
             harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, 1, 1_000_000, new ExampleValidator(100), 0,
-                    examples, new PartitionTail(bootstrap), new PartitionLag(bootstrap, examples), credits), 1, 0, null, 0);
+                    examples, new PartitionTail(connection), new PartitionLag(connection, examples), credits), 1, 0, null, 0);
         }
 
         /** Sends batch {@code seq}, which must not wait for a credit. */

@@ -1,5 +1,6 @@
 package io.streamtrain.train.batch;
 
+import io.streamtrain.kafka.KafkaConnection;
 import static io.streamtrain.train.batch.BatcherHarness.KEY_GROUPS;
 import static io.streamtrain.train.batch.BatcherHarness.MAX_PARALLELISM;
 import static io.streamtrain.train.batch.BatcherHarness.cuts;
@@ -185,10 +186,10 @@ class MiniBatcherHarnessIT {
 
     private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
             int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint) throws Exception {
-        String bootstrap = kafka.bootstrapServers();
+        KafkaConnection connection = kafka.connection();
         var batcher = new MiniBatcher(KEY_GROUPS, batchSize, MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
-                new PartitionTail(bootstrap), new PartitionLag(bootstrap, topic),
-                new BatchCredits(bootstrap, topic("applied"), 0, 20));
+                new PartitionTail(connection), new PartitionLag(connection, topic),
+                new BatchCredits(connection, topic("applied"), 0, 20));
         return BatcherHarness.open(batcher, parallelism, subtask, restored, restoredCheckpoint);
     }
 }

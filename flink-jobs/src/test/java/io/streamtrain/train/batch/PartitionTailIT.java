@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.testing.KafkaFixture;
 import java.time.Duration;
-import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /** The idle-seal guard on a real broker: plain records, a committed transaction's marker, an aborted tail. */
@@ -20,7 +17,7 @@ class PartitionTailIT {
     void aPartitionIsDrainedOnlyWhenNoCommittedRecordFollows() throws Exception {
         String topic = "tail-" + System.nanoTime();
         kafka.createTopic(topic, 1);
-        try (PartitionTail tail = new PartitionTail(kafka.bootstrapServers());
+        try (PartitionTail tail = new PartitionTail(kafka.connection());
                 KafkaProducer<byte[], byte[]> plain = kafka.producer();
                 KafkaProducer<byte[], byte[]> transactional = transactional()) {
             assertTrue(tail.drainedFrom(topic, 0, 0), "an empty partition");
@@ -57,9 +54,6 @@ class PartitionTailIT {
     }
 
     private KafkaProducer<byte[], byte[]> transactional() {
-        Properties p = kafka.clientProperties();
-        p.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tail-test-" + System.nanoTime());
-        p.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return kafka.transactionalProducer("tail-test-" + System.nanoTime());
     }
 }

@@ -1,6 +1,8 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.files.ScratchDirectory;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
@@ -9,6 +11,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -22,10 +25,10 @@ import org.apache.kafka.common.TopicPartition;
  * {@code train --from-savepoint} continues from, plus its {@link Handover}.
  *
  * <p>"Done" is the until-idle rule of {@code train}, against the range's end instead of the
- * topic's: the source's committed offsets (moved only by completed checkpoints) reached the end of
- * every partition's range, every push in the feedback topic was applied in a completed checkpoint,
- * and nothing moved for max-wait + 3 checkpoint intervals (so the last, sealed batch of each
- * partition has been emitted, trained and applied). Only then is the job stopped with a savepoint.
+ * topic's: the source's offsets in the run's latest completed checkpoint reached the end of every
+ * partition's range, every push in the feedback topic was applied in a completed checkpoint, and
+ * nothing moved for max-wait + 3 checkpoint intervals (so the last, sealed batch of each partition
+ * has been emitted, trained and applied). Only then is the job stopped with a savepoint.
  */
 public final class BackfillRun {
     private static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
@@ -46,14 +49,14 @@ public final class BackfillRun {
         TrainingRun.Settings s = new TrainingRun.Settings(b.training().conf(), checkpoints, b.training().parallelism(),
                 b.training().checkpointInterval(), null, false, b.training().progress());
         Configuration conf = TrainingRun.flinkConfiguration(s);
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection connection = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         String feedbackTopic = TrainingOptions.feedbackTopic(conf);
         String metricsTopic = TrainingOptions.metricsTopic(conf);
         String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
         PrintStream out = s.progress();
         TrainingSummary summary;
-        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress kafka = new KafkaProgress(connection)) {
             if (!kafka.topicExists(topic)) {
                 throw new IllegalArgumentException("topic " + topic + " does not exist: nothing to backfill");
             }
@@ -75,21 +78,24 @@ public final class BackfillRun {
             }
             conf.set(TrainingOptions.START_OFFSETS, TrainingOptions.offsetPairs(range.from()));
             conf.set(TrainingOptions.STOP_OFFSETS, TrainingOptions.offsetPairs(range.to()));
-            String group = TrainingOptions.backfillGroup(conf);
-            kafka.resetCommitted(group, range.fromOffsets());
             Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
+            // A restored feedback source goes on from its savepoint: pushes written after it are still to apply.
+            Map<TopicPartition, Long> feedbackProgressFrom = new HashMap<>(feedbackFrom);
+            if (restore.isPresent()) {
+                feedbackProgressFrom.putAll(SourceOffsets.of(restore.get(), TrainingJob.FEEDBACK_SOURCE_UID));
+            }
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
             TrainingJob.modelInfo(conf).write(b.outDir());
             Duration quiet = TrainingRun.quietFloor(conf, s.checkpointInterval());
 
             try (LocalFlink flink = new LocalFlink(conf, s.parallelism());
-                    MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
+                    MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("backfill: " + topic + " offsets " + range.from() + " to " + range.to() + " (" + range.size()
                         + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
                 flink.start(conf, restore, feedbackFrom);
                 out.println("backfill: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
-                ProgressWatch watch = new ProgressWatch(kafka, group, TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
-                        range.fromOffsets(), feedbackFrom, range::toOffsets);
+                ProgressWatch watch = new ProgressWatch(kafka, checkpoints, TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
+                        range.fromOffsets(), feedbackProgressFrom, range::toOffsets);
                 long started = System.nanoTime();
                 watch.awaitDone(flink, "backfill", out, seconds -> progressLine(watch, range, metrics, seconds),
                         () -> watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0);
@@ -105,7 +111,7 @@ public final class BackfillRun {
                 new Handover(topic, savepoint.toAbsolutePath().toString(), range.to()).write(b.outDir());
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
+                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
                         loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }

@@ -8,10 +8,13 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -19,8 +22,13 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.kafka.common.TopicPartition;
 
-/** A real Flink cluster in this JVM (JobManager + one TaskManager with {@code slots} slots), REST on a free loopback port. */
+/**
+ * A real Flink cluster in this JVM (JobManager + one TaskManager with {@code slots} slots), REST on
+ * a free loopback port. Everything it listens on (REST, the BLOB server, the TaskManager) binds
+ * 127.0.0.1 unless the configuration names another address: a local run exposes nothing.
+ */
 public final class LocalFlink implements TrainingCluster {
+    private static final String LOOPBACK = "127.0.0.1";
     private final MiniCluster cluster;
     private final int slots;
     private JobID job;
@@ -28,8 +36,11 @@ public final class LocalFlink implements TrainingCluster {
     public LocalFlink(Configuration conf, int slots) throws Exception {
         this.slots = slots;
         Configuration c = new Configuration(conf);
-        c.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-        c.set(RestOptions.ADDRESS, "127.0.0.1");
+        setIfMissing(c, RestOptions.BIND_ADDRESS, LOOPBACK);
+        setIfMissing(c, JobManagerOptions.BIND_HOST, LOOPBACK); // the BLOB server's too
+        setIfMissing(c, TaskManagerOptions.BIND_HOST, LOOPBACK);
+        setIfMissing(c, TaskManagerOptions.HOST, LOOPBACK);
+        c.set(RestOptions.ADDRESS, LOOPBACK);
         c.set(RestOptions.BIND_PORT, "0");
         if (!c.contains(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL)) {
             // The REST API serves job metrics from a cache, refreshed every 10 s by default; the
@@ -42,6 +53,12 @@ public final class LocalFlink implements TrainingCluster {
                 .setNumSlotsPerTaskManager(slots)
                 .build());
         cluster.start();
+    }
+
+    private static <T> void setIfMissing(Configuration c, ConfigOption<T> option, T value) {
+        if (!c.contains(option)) {
+            c.set(option, value);
+        }
     }
 
     @Override

@@ -1,17 +1,16 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.schema.TrainingMetrics;
 import io.streamtrain.schema.TrainingMetricsCodec;
 import io.streamtrain.train.worker.WindowReport;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,20 +22,17 @@ public final class MetricsFollower implements AutoCloseable {
     private final Map<Integer, TrainingMetrics> latest = new HashMap<>();
     private volatile boolean running = true;
 
-    public MetricsFollower(String bootstrap, String topic, Map<TopicPartition, Long> from) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        thread = new Thread(() -> follow(p, from), "streamtrain-metrics-follower");
+    public MetricsFollower(KafkaConnection kafka, String topic, Map<TopicPartition, Long> from) {
+        thread = new Thread(() -> follow(kafka, from), "streamtrain-metrics-follower");
         thread.setDaemon(true);
         thread.start();
     }
 
-    private void follow(Properties props, Map<TopicPartition, Long> from) {
+    private void follow(KafkaConnection kafka, Map<TopicPartition, Long> from) {
         TrainingMetricsCodec codec = new TrainingMetricsCodec();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+        try (KafkaConsumer<byte[], byte[]> consumer = kafka.client()
+                .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-metrics-follower")
+                .consumer()) {
             consumer.assign(from.keySet());
             from.forEach(consumer::seek);
             while (running) {

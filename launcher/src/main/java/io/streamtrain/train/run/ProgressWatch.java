@@ -2,29 +2,34 @@ package io.streamtrain.train.run;
 
 import io.streamtrain.train.KafkaProgress;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleFunction;
+import io.streamtrain.train.TrainingJob;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Tracks committed progress. The run is quiet while nothing moves: no new records, both
- * consumer groups caught up, no new pushes, and no batcher holding records that no batch took
- * yet (a partition's last, partial batch waits for its idle seal and a checkpoint, while the
- * source offsets that cover its records are already committed). Committed offsets only move when
- * a checkpoint completes, so caught-up means trained and applied in a durable checkpoint.
+ * Tracks the run's checkpointed progress ({@link CheckpointedProgress}). The run is quiet while
+ * nothing moves: no new records, both sources caught up in a completed checkpoint, no new pushes,
+ * and no batcher holding records that no batch took yet (a partition's last, partial batch waits
+ * for its idle seal and a checkpoint, while the source offsets that cover its records are already
+ * checkpointed); and only once a checkpoint completed after the last move, so caught-up means
+ * trained and applied in a durable checkpoint, and a job that cannot checkpoint (a restart loop)
+ * is never quiet.
  */
 final class ProgressWatch {
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
     private static final long POLL_MS = 500;
 
     private final KafkaProgress kafka;
-    private final String examplesGroup;
-    private final String feedbackGroup;
+    private final CheckpointedProgress checkpoints;
+    private final String examplesSource;
     private final String topic;
     private final String feedbackTopic;
     private final Map<TopicPartition, Long> examplesFrom;
@@ -35,22 +40,26 @@ final class ProgressWatch {
     private long lag;
     private long feedbackLag;
     private long lastChange = System.nanoTime();
+    private int checkpointsAtLastChange;
     private long lastAdvance = System.nanoTime();
     private final SteadyRate steadyRate = new SteadyRate();
     private String lastSnapshot = "";
-    private Map<TopicPartition, Long> examplesCommitted = Map.of();
+    private Map<TopicPartition, Long> examplesCheckpointed = Map.of();
     private boolean transactional;
 
     /**
-     * @param examplesGroup the group the examples source commits to on checkpoints
+     * @param checkpointDir the run's checkpoint directory, where its progress is read
+     * @param examplesSource the uid of the job's examples source, which starts at {@code examplesFrom}
+     *     (the feedback source, {@link TrainingJob#FEEDBACK_SOURCE_UID}, at {@code feedbackFrom})
      * @param target where the examples source has to get: the topic's end (train) or a range's end (backfill)
      */
-    ProgressWatch(KafkaProgress kafka, String examplesGroup, String feedbackGroup, String topic, String feedbackTopic,
+    ProgressWatch(KafkaProgress kafka, Path checkpointDir, String examplesSource, String topic, String feedbackTopic,
                   Map<TopicPartition, Long> examplesFrom, Map<TopicPartition, Long> feedbackFrom,
                   Callable<Map<TopicPartition, Long>> target) {
         this.kafka = kafka;
-        this.examplesGroup = examplesGroup;
-        this.feedbackGroup = feedbackGroup;
+        this.checkpoints = new CheckpointedProgress(checkpointDir,
+                Map.of(examplesSource, examplesFrom, TrainingJob.FEEDBACK_SOURCE_UID, feedbackFrom));
+        this.examplesSource = examplesSource;
         this.target = target;
         this.topic = topic;
         this.feedbackTopic = feedbackTopic;
@@ -69,12 +78,12 @@ final class ProgressWatch {
         while (true) {
             JobStatus status = flink.status();
             if (status.isGloballyTerminalState()) {
-                throw new IllegalStateException(what + " job ended " + status, flink.failureCause());
+                throw JobEndedException.of(what, status, flink);
             }
             // The metric only once offsets stand still: a REST read makes the JobManager fetch every
             // metric of the job, which cost the demo a fifth of its rate when done on every poll.
-            if (!poll() && recordsAwaitingBatch(flink) > 0) {
-                lastChange = System.nanoTime();
+            if (!poll(flink.job()) && recordsAwaitingBatch(flink) > 0) {
+                changed();
             }
             long now = System.nanoTime();
             if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
@@ -96,72 +105,87 @@ final class ProgressWatch {
         try {
             double n = flink.monitor().sumOfMetric("batcher", "recordsAwaitingBatch");
             return Double.isNaN(n) ? 0 : n;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the run is being stopped: the next sleep says so
+            return 0;
         } catch (Exception e) {
             return 0;
         }
     }
 
     /** Reads the offsets; returns whether anything moved (or is left to read) since the last poll. */
-    private boolean poll() throws Exception {
+    private boolean poll(JobID job) throws Exception {
+        checkpoints.refresh(job);
         Map<TopicPartition, Long> end = target.call();
         // A backfill's source reads on past its range's end; progress counts only up to it.
-        Map<TopicPartition, Long> committed = KafkaProgress.capped(kafka.committed(examplesGroup, topic), end);
+        Map<TopicPartition, Long> checkpointed = KafkaProgress.capped(checkpoints.offsets(examplesSource), end);
         Map<TopicPartition, Long> feedbackEnd = kafka.endOffsets(feedbackTopic);
-        Map<TopicPartition, Long> feedbackCommitted = kafka.committed(feedbackGroup, feedbackTopic);
-        lag = KafkaProgress.lag(end, committed, examplesFrom);
-        feedbackLag = KafkaProgress.lag(feedbackEnd, feedbackCommitted, feedbackFrom);
+        Map<TopicPartition, Long> feedbackCheckpointed = checkpoints.offsets(TrainingJob.FEEDBACK_SOURCE_UID);
+        lag = KafkaProgress.lag(end, checkpointed, examplesFrom);
+        feedbackLag = KafkaProgress.lag(feedbackEnd, feedbackCheckpointed, feedbackFrom);
         long done = 0;
-        for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
+        for (Map.Entry<TopicPartition, Long> e : checkpointed.entrySet()) {
             done += Math.max(0, e.getValue() - examplesFrom.getOrDefault(e.getKey(), 0L));
         }
-        if (done != records) {
+        if (done > records) {
             lastAdvance = System.nanoTime();
             steadyRate.advanced(lastAdvance, done, lag);
+            records = done;
         }
-        records = done;
-        examplesCommitted = committed;
-        String snapshot = end + "|" + committed + "|" + feedbackEnd + "|" + feedbackCommitted;
+        examplesCheckpointed = checkpointed;
+        String snapshot = end + "|" + checkpointed + "|" + feedbackEnd + "|" + feedbackCheckpointed;
         if (snapshot.equals(lastSnapshot)) {
             // Offsets stand still short of the end: on a topic written by transactions (the joiner's
             // output, SQL staging) the gap can be commit markers alone, which no consumer reads.
-            if (lag > 0 && !holdsRecords(committed, examplesFrom, end)) {
+            if (lag > 0 && !holdsRecords(checkpointed, examplesFrom, end)) {
                 lag = 0;
                 transactional = true;
             }
-            if (feedbackLag > 0 && !holdsRecords(feedbackCommitted, feedbackFrom, feedbackEnd)) {
+            if (feedbackLag > 0 && !holdsRecords(feedbackCheckpointed, feedbackFrom, feedbackEnd)) {
                 feedbackLag = 0;
             }
         }
         if (!snapshot.equals(lastSnapshot) || lag > 0 || feedbackLag > 0) {
-            lastChange = System.nanoTime();
+            changed();
             lastSnapshot = snapshot;
             return true;
         }
         return false;
     }
 
-    /** Whether a committed record lies between where the group is (or starts) and the end. */
+    private void changed() {
+        lastChange = System.nanoTime();
+        checkpointsAtLastChange = checkpoints.checkpointsRead();
+    }
+
+    /** Whether a committed (read_committed) record lies between where the source is (or starts) and the end. */
     private boolean holdsRecords(Map<TopicPartition, Long> committed, Map<TopicPartition, Long> floor, Map<TopicPartition, Long> end) {
         Map<TopicPartition, Long> from = new HashMap<>();
         end.keySet().forEach(tp -> from.put(tp, committed.getOrDefault(tp, floor.getOrDefault(tp, 0L))));
         return kafka.countCommittedRecords(from, end, 1) > 0;
     }
 
+    /** How long nothing moved; zero until a checkpoint completed after the last move. */
     Duration quietFor() {
-        return Duration.ofNanos(System.nanoTime() - lastChange);
+        return checkpoints.checkpointsRead() > checkpointsAtLastChange ? Duration.ofNanos(System.nanoTime() - lastChange) : Duration.ZERO;
     }
 
-    /** Records trained and committed, counted from offsets (so with transaction markers on a transactional topic). */
+    /** Completed checkpoints of this run read so far. */
+    int checkpointsRead() {
+        return checkpoints.checkpointsRead();
+    }
+
+    /** Records trained and checkpointed, counted from offsets (so with transaction markers on a transactional topic). */
     long records() {
         return records;
     }
 
     /**
-     * Records trained and committed, exactly: on a topic where commit markers were seen, counted
-     * by reading the committed range (once, for a run's summary).
+     * Records trained and checkpointed, exactly: on a topic where commit markers were seen, counted
+     * by reading the checkpointed range (once, for a run's summary).
      */
     long exactRecords() {
-        return transactional ? kafka.countCommittedRecords(examplesFrom, examplesCommitted, Long.MAX_VALUE) : records;
+        return transactional ? kafka.countCommittedRecords(examplesFrom, examplesCheckpointed, Long.MAX_VALUE) : records;
     }
 
     long lag() {

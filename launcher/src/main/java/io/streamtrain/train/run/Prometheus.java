@@ -3,18 +3,22 @@ package io.streamtrain.train.run;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.prometheus.LoopbackPrometheusReporterFactory;
 
 /**
  * Flink's Prometheus reporter ({@code flink-metrics-prometheus}, on the classpath of the
- * streamtrain jar) for local runs: the MiniCluster of {@code train} serves every metric of its
- * JobManager and TaskManager at {@code http://<host>:<port>/metrics}; on the local cluster each
- * JVM takes the next free port of the range. The keys are Flink's own
- * ({@code metrics.reporter.prom.*}), so a {@code -D} override or a cluster's configuration wins.
+ * streamtrain jar) for local runs, as {@link LoopbackPrometheusReporterFactory}: the MiniCluster of
+ * {@code train} serves every metric of its JobManager and TaskManager at
+ * {@code http://127.0.0.1:<port>/metrics}; on the local cluster each JVM takes the next free port
+ * of the range. The keys are Flink's own ({@code metrics.reporter.prom.*}, plus {@code .host}),
+ * so a {@code -D} override (e.g. {@code -Dmetrics.reporter.prom.host=0.0.0.0} to serve every
+ * interface) or a cluster's configuration wins.
  */
 public final class Prometheus {
     public static final String FACTORY_KEY = "metrics.reporter.prom.factory.class";
     public static final String PORT_KEY = "metrics.reporter.prom.port";
-    public static final String FACTORY = "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
+    public static final String HOST_KEY = "metrics.reporter.prom." + LoopbackPrometheusReporterFactory.HOST;
+    public static final String FACTORY = LoopbackPrometheusReporterFactory.class.getName();
     /** Flink's default port and the next nine: one per JVM of a local cluster. */
     public static final String DEFAULT_PORTS = "9249-9258";
     /** The value of {@code --prometheus-port} that switches the reporter off. */
@@ -33,6 +37,9 @@ public final class Prometheus {
         }
         c.set(key(FACTORY_KEY), FACTORY);
         c.set(key(PORT_KEY), ports);
+        if (!c.containsKey(HOST_KEY)) {
+            c.set(key(HOST_KEY), LoopbackPrometheusReporterFactory.DEFAULT_HOST);
+        }
         return c;
     }
 }

@@ -120,8 +120,21 @@ public final class StandaloneTraining implements TrainingCluster {
 
     @Override
     public Throwable failureCause() throws Exception {
-        String root = monitor().rootException();
-        return root == null ? null : new RuntimeException(root);
+        String trace = monitor().rootException();
+        // The JobManager's trace, cut to its root cause: the launcher prints one line, the log has the rest.
+        return trace == null ? null : new IllegalStateException(rootCauseLine(trace) + " (the whole trace is in "
+                + cluster.layout().logFile("jobmanager") + ")");
+    }
+
+    /** The last "Caused by:" of a stack trace's text, or its first line. */
+    static String rootCauseLine(String trace) {
+        String root = trace.lines().findFirst().orElse(trace);
+        for (String line : (Iterable<String>) trace.lines()::iterator) {
+            if (line.startsWith("Caused by: ")) {
+                root = line.substring("Caused by: ".length());
+            }
+        }
+        return root.strip();
     }
 
     @Override

@@ -1,14 +1,14 @@
 package io.streamtrain.train.run;
 
 /**
- * A run's rate from its committed progress, with start-up and the drained end left out. Committed
- * offsets move only when a checkpoint completes, so the rate is read between two checkpoints: from
- * the first one that moved the offsets to the last one that still left records to read. Training
- * ran flat out through every interval that ended with records left; the checkpoint that commits
- * the last records comes up to an interval after they were trained, and counting up to it read a
- * 10 s interval's 40 s run a tenth to a quarter slow (docs/benchmarks.md, 2026-12-07 second
- * session). Falls back to the last checkpoint that moved the offsets, then to the whole run, when
- * the narrower span is under half a second.
+ * A run's rate from its checkpointed progress, with start-up and the drained end left out.
+ * Checkpointed offsets move only when a checkpoint completes, so the rate is read between two
+ * checkpoints: from the first one that moved the offsets to the last one that still left records to
+ * read. Training ran flat out through every interval that ended with records left; the checkpoint
+ * that covers the last records comes up to an interval after they were trained, and counting up to
+ * it read a 10 s interval's 40 s run a tenth to a quarter slow (docs/benchmarks.md). Falls back to
+ * the last checkpoint that moved the offsets, then to the whole run, when the narrower span is under
+ * half a second. A reading below an earlier one is ignored, so the rate is never negative.
  */
 final class SteadyRate {
     private static final double MIN_SECONDS = 0.5;
@@ -23,6 +23,9 @@ final class SteadyRate {
 
     /** The committed records moved to {@code records} at {@code nanos}, leaving {@code lag} records to read. */
     void advanced(long nanos, long records, long lag) {
+        if (advanced && records < recordsAtLast) {
+            return;
+        }
         if (!advanced) {
             advanced = true;
             firstAt = nanos;
@@ -48,6 +51,6 @@ final class SteadyRate {
                 return (recordsAtLast - recordsAtFirst) / seconds;
             }
         }
-        return records / Math.max(1e-3, activeSeconds);
+        return Math.max(0, records) / Math.max(1e-3, activeSeconds);
     }
 }

@@ -3,11 +3,16 @@ package io.streamtrain.train.run;
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.export.SourceOffsets;
+import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.export.CheckpointFiles;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -28,7 +33,9 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Runs the training job on a local Flink (in this JVM) or on a local reactive cluster: resumes from the newest retained checkpoint in
  * the checkpoint directory if there is one, prints progress, and with {@code untilIdle} stops once
- * every record has been trained and every gradient applied in a completed checkpoint.
+ * every record has been trained and every gradient applied in a completed checkpoint. Progress and
+ * the summary come from the run's own checkpoints ({@link CheckpointedProgress}); a run that
+ * completed none, or whose job ended, fails instead of returning a summary.
  */
 public final class TrainingRun {
 
@@ -87,14 +94,18 @@ public final class TrainingRun {
 
     public static TrainingSummary run(Settings s) throws Exception {
         Configuration conf = flinkConfiguration(s);
-        String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        KafkaConnection connection = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         String feedbackTopic = TrainingOptions.feedbackTopic(conf);
         String metricsTopic = TrainingOptions.metricsTopic(conf);
         String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
         PrintStream out = s.progress();
+        if (Files.exists(s.checkpointDir()) && !Files.isDirectory(s.checkpointDir())) {
+            throw new IllegalArgumentException("checkpoint directory " + s.checkpointDir().toAbsolutePath()
+                    + " is a file, not a directory: give --checkpoint-dir a directory (it is created if missing)");
+        }
 
-        try (KafkaProgress kafka = new KafkaProgress(bootstrap)) {
+        try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(topic, 4));
             kafka.ensureJobTopics(conf);
 
@@ -104,6 +115,9 @@ public final class TrainingRun {
                 resumeFrom = Optional.of(Handover.savepointIn(s.initialSavepoint()));
                 handover = handoverFor(s.initialSavepoint(), resumeFrom.get(), topic);
             }
+            if (resumeFrom.isPresent()) {
+                verifyRestorable(resumeFrom.get(), s.checkpointDir());
+            }
             Map<TopicPartition, Long> examplesFrom;
             if (handover.isPresent()) {
                 // The backfill's source state is not this job's: start where its range ended.
@@ -111,11 +125,15 @@ public final class TrainingRun {
                 conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
                 examplesFrom = new BackfillRange(topic, handover.get().offsets(), handover.get().offsets()).fromOffsets();
             } else if (resumeFrom.isPresent()) {
-                examplesFrom = withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+                examplesFrom = withFloor(SourceOffsets.of(resumeFrom.get(), TrainingJob.EXAMPLES_SOURCE_UID), kafka.startOffsets(topic));
             } else {
                 examplesFrom = freshStart(kafka, conf, topic);
             }
             Map<TopicPartition, Long> feedbackFrom = kafka.endOffsets(feedbackTopic);
+            // A restored feedback source goes on from its checkpoint: pushes written after it are still to apply.
+            Map<TopicPartition, Long> feedbackProgressFrom = resumeFrom.isPresent()
+                    ? withFloor(SourceOffsets.of(resumeFrom.get(), TrainingJob.FEEDBACK_SOURCE_UID), feedbackFrom)
+                    : feedbackFrom;
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
 
             TrainingJob.modelInfo(conf).write(s.checkpointDir());
@@ -123,13 +141,13 @@ public final class TrainingRun {
             try (TrainingCluster flink = s.cluster() == null
                             ? new LocalFlink(conf, s.parallelism())
                             : new StandaloneTraining(LocalCluster.open(s.cluster()), out);
-                    MetricsFollower metrics = new MetricsFollower(bootstrap, metricsTopic, kafka.endOffsets(metricsTopic))) {
+                    MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
                         + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
                 flink.start(conf, resumeFrom, feedbackFrom);
                 out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
-                ProgressWatch watch = new ProgressWatch(kafka, TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), topic, feedbackTopic,
-                        examplesFrom, feedbackFrom, () -> kafka.endOffsets(topic));
+                ProgressWatch watch = new ProgressWatch(kafka, s.checkpointDir(), TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
+                        examplesFrom, feedbackProgressFrom, () -> kafka.endOffsets(topic));
                 long started = System.nanoTime();
                 Thread main = Thread.currentThread();
                 Thread hook = new Thread(main::interrupt);
@@ -152,13 +170,31 @@ public final class TrainingRun {
                 long restarts = monitor.restarts() + flink.jobManagerRecoveries();
                 LoopReadings loop = LoopReadings.of(monitor);
                 flink.cancel();
+                if (watch.checkpointsRead() == 0 && cps.completed() == 0) {
+                    throw new IllegalStateException("the run completed no checkpoint, so nothing it trained is kept"
+                            + (restarts > 0 ? " (the job restarted " + restarts + " times)" : ""));
+                }
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(bootstrap, deadLetterTopic, deadLettersFrom);
+                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
                 return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
                         window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
+        }
+    }
+
+    /**
+     * Fails the run before the job starts when the checkpoint to restore is damaged: restored, it
+     * would fail each restart the same way, with the file rarely named.
+     */
+    private static void verifyRestorable(Path checkpoint, Path checkpointDir) throws IOException {
+        try {
+            CheckpointFiles.verify(checkpoint);
+        } catch (CheckpointFiles.DamagedCheckpointException e) {
+            String older = LatestCheckpoint.olderThan(checkpointDir, checkpoint).map(Path::toString).orElse("PATH");
+            throw new IOException(e.getMessage() + "; start from an older checkpoint with --from-checkpoint " + older
+                    + ", from a savepoint with --from-savepoint PATH, or afresh with --no-resume", e);
         }
     }
 
@@ -222,6 +258,8 @@ public final class TrainingRun {
                 restarts = monitor.restarts() + flink.jobManagerRecoveries();
                 parallelism = monitor.parallelism();
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the run is being stopped: the next sleep says so
         } catch (Exception e) {
             // REST not ready yet; show -1
         }

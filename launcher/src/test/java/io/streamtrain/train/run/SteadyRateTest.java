@@ -41,4 +41,13 @@ class SteadyRateTest {
         rate.advanced(4 * SECOND, 100_000, 0);
         assertEquals(25_000, rate.rate(100_000, 4), 1e-6);
     }
+
+    @Test
+    void aReadingBelowAnEarlierOneIsIgnoredSoTheRateIsNeverNegative() {
+        SteadyRate rate = new SteadyRate();
+        rate.advanced(SECOND, 30_000, 5_000);     // ahead of what follows, as an earlier run's group offsets were
+        rate.advanced(3 * SECOND, 1_100, 6_000);
+        rate.advanced(5 * SECOND, 7_000, 0);
+        assertEquals(7_000 / 5.0, rate.rate(7_000, 5), 1e-6);
+    }
 }

@@ -1,0 +1,104 @@
+package io.streamtrain.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.testing.KafkaFixture;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code train} through the real CLI when things go wrong: it ends, says why in one line, and exits non-zero. */
+class TrainFailuresIT {
+    private final KafkaFixture kafka = KafkaFixture.shared();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFailureThatRepeatsEndsTheRunWithItsRootCauseOnce() throws Exception {
+        String topic = topicWithExamples("repeating-failure", 500);
+        // A setting no check can refuse up front: each task fails as it creates its RocksDB directory.
+        Path notADirectory = Files.writeString(dir.resolve("a-file"), "x");
+
+        CliRun run = CliRun.of(train(topic, dir.resolve("checkpoints"), "-Dstate.backend.rocksdb.localdir=" + notADirectory.resolve("rocksdb")));
+
+        assertEquals(1, run.exitCode(), run.err());
+        String report = errorLine(run.err());
+        assertTrue(report.startsWith("streamtrain train: error: training failed after "), report);
+        assertTrue(report.contains(notADirectory.resolve("rocksdb").toString()), "the root cause names the directory: " + report);
+        assertFalse(run.err().contains("\tat "), "no stack trace without --verbose: " + run.err());
+        assertTrue(run.seconds() < 180, "the restarts are bounded: " + run.seconds() + " s");
+    }
+
+    @Test
+    void resumingFromADamagedCheckpointFailsAtOnceNamingTheFileAndAnOlderCheckpointStillWorks() throws Exception {
+        String topic = topicWithExamples("damaged-checkpoint", 2_000);
+        Path checkpoints = dir.resolve("checkpoints");
+        CliRun first = CliRun.start(train(topic, checkpoints)).awaitCheckpoints(checkpoints, 2).stop();
+        assertEquals(0, first.exitCode(), first.err());
+        List<Path> retained = LatestCheckpoint.newestFirst(checkpoints);
+        Path metadata = retained.get(0).resolve("_metadata");
+        try (RandomAccessFile f = new RandomAccessFile(metadata.toFile(), "rw")) {
+            f.setLength(f.length() / 2);
+        }
+
+        CliRun damaged = CliRun.of(train(topic, checkpoints));
+
+        assertEquals(1, damaged.exitCode(), damaged.err());
+        String report = errorLine(damaged.err());
+        assertTrue(report.contains(metadata + " cannot be read"), report);
+        assertTrue(report.contains("--from-checkpoint " + retained.get(1)), "says what to do: " + report);
+        assertFalse(report.contains("null"), report);
+        assertTrue(damaged.seconds() < 60, "fails before a job restarts into it: " + damaged.seconds() + " s");
+
+        CliRun older = CliRun.start(train(topic, checkpoints, "--from-checkpoint", retained.get(1).toString()))
+                .awaitCheckpoints(checkpoints, retained.size() + 1).stop();
+        assertEquals(0, older.exitCode(), older.err());
+        assertTrue(LatestCheckpoint.find(checkpoints).orElseThrow().startsWith(checkpoints.toAbsolutePath()), "trained on");
+    }
+
+    @Test
+    void aCheckpointDirectoryThatIsAFileIsSaidSoAndVerbosePrintsTheStackTrace() throws Exception {
+        Path file = Files.writeString(dir.resolve("checkpoints"), "not a directory");
+
+        CliRun run = CliRun.of("train", "--topic", "unused", "--bootstrap", kafka.bootstrapServers(), "--checkpoint-dir", file.toString());
+
+        assertEquals(1, run.exitCode(), run.err());
+        assertEquals("streamtrain train: error: checkpoint directory " + file + " is a file, not a directory: give"
+                + " --checkpoint-dir a directory (it is created if missing)", run.err().strip());
+
+        CliRun verbose = CliRun.of("train", "--verbose", "--topic", "unused", "--checkpoint-dir", file.toString());
+        assertEquals(1, verbose.exitCode());
+        assertTrue(verbose.err().contains("\tat io.streamtrain.train.run.TrainingRun.run"), verbose.err());
+    }
+
+    private String topicWithExamples(String name, int n) throws Exception {
+        String topic = name + "-" + System.nanoTime();
+        kafka.createTopic(topic, 2);
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            CliRun.produceExamples(producer, topic, n);
+        }
+        return topic;
+    }
+
+    private String[] train(String topic, Path checkpoints, String... more) {
+        List<String> args = new ArrayList<>(List.of("train", "--bootstrap", kafka.bootstrapServers(), "--topic", topic,
+                "--name", topic, "--model", "lr", "--batch-size", "64", "--max-wait", "100ms", "--checkpoint-interval", "1s",
+                "--checkpoint-dir", checkpoints.toString(), "--prometheus-port", "off"));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    /** The launcher's error line (progress lines go to the process's stderr, not the command line's). */
+    private static String errorLine(String err) {
+        return err.lines().filter(l -> l.contains(": error: ")).findFirst().orElse("(no error line in: " + err + ")");
+    }
+}
