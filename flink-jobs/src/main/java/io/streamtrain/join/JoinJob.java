@@ -80,7 +80,7 @@ public final class JoinJob {
                 .setProperties(TrainingJob.readCommitted(kafka))
                 .setTopics(topic)
                 .setGroupId(group)
-                .setStartingOffsets(startingOffsets(conf.get(JoinOptions.START_FROM)))
+                .setStartingOffsets(conf.get(JoinOptions.START_FROM).offsets())
                 .setDeserializer(deserializer);
         if (conf.get(JoinOptions.UNTIL_END)) {
             b.setBounded(OffsetsInitializer.latest());
@@ -104,11 +104,6 @@ public final class JoinJob {
         return conf.get(JoinOptions.UNTIL_END) || idle.isZero() ? s : s.withIdleness(idle);
     }
 
-    /** Same defaults as the training job (unaligned checkpoints retained on cancel, RocksDB, restarts). */
-    public static Configuration withRequiredSettings(Configuration conf) {
-        return TrainingJob.withRequiredSettings(conf);
-    }
-
     /** The uid of the source of {@link #IMPRESSIONS} or {@link #CLICKS}: a run reads its progress from their split state. */
     public static String sourceUid(String input) {
         return "streamtrain-join-" + input + "-source";
@@ -116,14 +111,5 @@ public final class JoinJob {
 
     public static String jobName(Configuration conf) {
         return "streamtrain-join " + conf.get(JoinOptions.NAME);
-    }
-
-    private static OffsetsInitializer startingOffsets(String startFrom) {
-        return switch (startFrom) {
-            case "earliest" -> OffsetsInitializer.earliest();
-            case "latest" -> OffsetsInitializer.latest();
-            case "committed" -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-            default -> throw new IllegalArgumentException("start-from must be earliest, latest or committed, got '" + startFrom + "'");
-        };
     }
 }

@@ -1,7 +1,14 @@
 package io.streamtrain.join;
 
+import static io.streamtrain.options.OptionRule.aboveAtMost;
+import static io.streamtrain.options.OptionRule.above;
+import static io.streamtrain.options.OptionRule.atLeast;
+
+import io.streamtrain.options.OptionRule;
+import io.streamtrain.train.StartFrom;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -96,11 +103,11 @@ public final class JoinOptions {
                     .withDescription("Bounded run: read both topics up to their end offsets at start, then close"
                             + " every open window (end of input advances event time to the end) and finish.");
 
-    public static final ConfigOption<String> START_FROM =
+    public static final ConfigOption<StartFrom> START_FROM =
             ConfigOptions.key("streamtrain.join.start-from")
-                    .stringType()
-                    .defaultValue("earliest")
-                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading: earliest, latest or committed.");
+                    .enumType(StartFrom.class)
+                    .defaultValue(StartFrom.EARLIEST)
+                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading.");
 
     public static final ConfigOption<Long> INJECT_FAILURE_AFTER =
             ConfigOptions.key("streamtrain.join.inject-failure-after")
@@ -108,6 +115,15 @@ public final class JoinOptions {
                     .defaultValue(0L)
                     .withDescription("Diagnostic: a joiner task fails once (first attempt only) after this many events and timers, once a"
                             + " checkpoint has completed, so the restart restores from it. 0 = off.");
+
+    /** What the options accept beyond their types. */
+    public static final List<OptionRule<?>> RULES = List.of(
+            above(WINDOW, Duration.ZERO),
+            atLeast(OUT_OF_ORDERNESS, Duration.ZERO),
+            atLeast(IDLE_TIMEOUT, Duration.ZERO),
+            atLeast(DEDUP_RETENTION, Duration.ZERO),
+            aboveAtMost(NEGATIVE_SAMPLING, 0.0, 1.0),
+            atLeast(INJECT_FAILURE_AFTER, 0L));
 
     public static String deadLetterTopic(Configuration conf) {
         return conf.getOptional(DEAD_LETTER_TOPIC).orElse(require(conf, OUT_TOPIC) + ".dlq");

@@ -1,9 +1,7 @@
 package io.streamtrain.sql;
 
 import io.streamtrain.ingest.mapping.FeatureMapping;
-import io.streamtrain.model.ModelKind;
-import io.streamtrain.ps.optimizer.OptimizerConfig;
-import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.options.OptionRule;
 import java.util.Set;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
@@ -42,23 +40,15 @@ public final class TrainingTableFactory implements DynamicTableSinkFactory {
         helper.validateExcept(TrainingTableOptions.KAFKA_PROPERTIES_PREFIX); // unknown keys, with the list of supported ones
         String table = context.getObjectIdentifier().getObjectName();
         Configuration training = TrainingTableOptions.trainingConfiguration(context.getCatalogTable().getOptions(), table);
-        checkModel(training, table);
         RowType columns = (RowType) context.getPhysicalRowDataType().getLogicalType();
         FeatureMapping mapping = ColumnMapping.forSink(helper.getOptions().get(TrainingTableOptions.MAPPING), columns, table);
+        for (OptionRule<?> rule : TrainingTableOptions.RULES) {
+            rule.problem(helper.getOptions()).ifPresent(problem -> {
+                throw new ValidationException("streamtrain table " + table + ": option '" + rule.option().key() + "' = '"
+                        + helper.getOptions().get(rule.option()) + "': " + problem);
+            });
+        }
         int stagingPartitions = helper.getOptions().get(TrainingTableOptions.STAGING_PARTITIONS);
-        if (stagingPartitions < 1) {
-            throw new ValidationException("streamtrain table " + table + ": 'staging-partitions' must be at least 1, got " + stagingPartitions);
-        }
         return new TrainingTableSink(table, training, columns, mapping, stagingPartitions);
-    }
-
-    /** The model and optimizer names and their settings, checked the way the job will read them. */
-    private static void checkModel(Configuration training, String table) {
-        try {
-            ModelKind.parse(training.get(TrainingOptions.MODEL));
-            OptimizerConfig.from(training).create();
-        } catch (IllegalArgumentException e) {
-            throw new ValidationException("streamtrain table " + table + ": " + e.getMessage(), e);
-        }
     }
 }

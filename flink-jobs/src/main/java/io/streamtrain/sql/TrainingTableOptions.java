@@ -1,7 +1,12 @@
 package io.streamtrain.sql;
 
+import static io.streamtrain.options.OptionRule.atLeast;
+
+import io.streamtrain.config.SettingsCheck;
+import io.streamtrain.options.OptionRule;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,30 +68,39 @@ public final class TrainingTableOptions {
         return options;
     }
 
+    /** What the table's own options accept beyond their types. */
+    public static final List<OptionRule<?>> RULES = List.of(atLeast(STAGING_PARTITIONS, 1));
+
     /**
-     * The training job's configuration from a table's options: each value parsed as its option's
-     * type now, so a bad value fails the statement with the table key in the message.
+     * The training job's configuration from a table's options, checked as the command line's is
+     * ({@link SettingsCheck}), so a bad value fails the statement with the table key in the message.
      */
     public static Configuration trainingConfiguration(Map<String, String> tableOptions, String tableName) {
-        Configuration conf = new Configuration();
-        conf.set(TrainingOptions.NAME, tableName);
-        conf.set(TrainingOptions.TOPIC, tableName + ".examples");
+        Map<String, String> settings = new HashMap<>();
+        Map<String, String> tableKeys = new HashMap<>();
         tableOptions.forEach((key, value) -> {
             if (key.startsWith(KAFKA_PROPERTIES_PREFIX)) {
-                conf.setString(TrainingOptions.KAFKA_PROPERTIES.key() + "." + key.substring(KAFKA_PROPERTIES_PREFIX.length()), value);
+                String property = TrainingOptions.KAFKA_PROPERTIES.key() + "." + key.substring(KAFKA_PROPERTIES_PREFIX.length());
+                settings.put(property, value);
+                tableKeys.put(property, key);
                 return;
             }
             ConfigOption<?> option = TRAINING.get(key);
             if (option != null) {
-                conf.setString(option.key(), value);
-                try {
-                    conf.get(option);
-                } catch (IllegalArgumentException e) {
-                    throw new ValidationException("streamtrain table " + tableName + ": bad value '" + value + "' for option '"
-                            + key + "' (" + option.key() + "): " + rootMessage(e));
-                }
+                settings.put(option.key(), value);
+                tableKeys.put(option.key(), key);
             }
         });
+        List<SettingsCheck.Problem> errors = SettingsCheck.check(settings).errors();
+        if (!errors.isEmpty()) {
+            throw new ValidationException("streamtrain table " + tableName + ": " + errors.stream()
+                    .map(p -> "option '" + tableKeys.get(p.key()) + "' (" + p + ")")
+                    .collect(Collectors.joining("; ")));
+        }
+        Configuration conf = new Configuration();
+        conf.set(TrainingOptions.NAME, tableName);
+        conf.set(TrainingOptions.TOPIC, tableName + ".examples");
+        conf.addAll(Configuration.fromMap(settings));
         return conf;
     }
 
@@ -126,10 +140,4 @@ public final class TrainingTableOptions {
         return byTableKey;
     }
 
-    private static String rootMessage(Throwable e) {
-        while (e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e.getMessage();
-    }
 }

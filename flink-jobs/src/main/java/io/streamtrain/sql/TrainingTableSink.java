@@ -1,5 +1,7 @@
 package io.streamtrain.sql;
 
+import io.streamtrain.config.InvalidSettingsException;
+import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.kafka.KafkaConnection;
@@ -111,8 +113,16 @@ public final class TrainingTableSink implements DynamicTableSink {
                 .name("streamtrain-sink");
     }
 
-    /** The loop is exactly once through checkpoints; say so at planning, not as a lost model later. */
+    /**
+     * The job's Flink settings, checked as the command line's are; and the loop is exactly once
+     * through checkpoints: say so at planning, not as a lost model later.
+     */
     private void checkJobSettings(ReadableConfig job) {
+        SettingsCheck.Result checked = SettingsCheck.check(job.toMap());
+        checked.warnings().forEach(w -> LOG.warn("streamtrain table {}: {}", table, w));
+        if (!checked.errors().isEmpty()) {
+            throw new ValidationException("streamtrain table " + table + ": " + new InvalidSettingsException(checked.errors()).getMessage());
+        }
         if (job.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).isEmpty()) {
             throw new ValidationException("streamtrain table " + table + " trains exactly once through checkpoints:"
                     + " SET 'execution.checkpointing.interval' = '1s' (or longer) before the INSERT");

@@ -16,6 +16,7 @@ import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.BatchCredits;
+import io.streamtrain.train.batch.BatchSizeRamp;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
@@ -29,36 +30,24 @@ import io.streamtrain.train.feedback.PushDeserializer;
 import io.streamtrain.train.worker.Worker;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
-import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
-import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
-import org.rocksdb.CompressionType;
 
 /**
  * Wires the training loop:
@@ -124,14 +113,14 @@ public final class TrainingJob {
         KafkaConnection kafka = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
-        ModelKind kind = ModelKind.parse(conf.get(TrainingOptions.MODEL));
+        ModelKind kind = conf.get(TrainingOptions.MODEL);
         int dim = conf.get(PsOptions.DIM);
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
                 .transform("batcher", TypeInformation.of(MiniBatch.class), new MiniBatcherOperator(new MiniBatcher(
                         keyGroups,
-                        conf.get(TrainingOptions.BATCH_SIZE),
+                        new BatchSizeRamp(conf.get(TrainingOptions.INITIAL_BATCH_SIZE), conf.get(TrainingOptions.BATCH_SIZE)),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
@@ -191,62 +180,6 @@ public final class TrainingJob {
     }
 
     /**
-     * The settings the job relies on, whatever cluster runs it: checkpoints retained on cancellation
-     * (export reads them), and defaults for what a cluster might leave unset (unaligned checkpoints,
-     * RocksDB, incremental checkpoints, bounded restarts, max parallelism).
-     */
-    public static Configuration withRequiredSettings(Configuration conf) {
-        Configuration c = new Configuration(conf);
-        c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        // Unaligned checkpoints unless chosen otherwise: an aligned barrier stops the PS's push input
-        // until the batcher's barrier has come through the records queued before it, and every push in
-        // flight waits through that (docs/decisions/0005-unaligned-checkpoints.md). The loop is
-        // exactly once either way: the worker snapshots its half-assembled batches (WaitingBatches).
-        setIfMissing(c, CheckpointingOptions.ENABLE_UNALIGNED, true);
-        setIfMissing(c, StateBackendOptions.STATE_BACKEND, "rocksdb");
-        setIfMissing(c, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        setIfMissing(c, CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
-        // Network buffers flushed within 5 ms, not Flink's 100: a batch crosses two shuffles (pull to
-        // PS, rows to worker) before its gradient exists, and below capacity its last, partly filled
-        // buffer would wait for the flusher at each (docs/decisions/0008-low-latency-settings.md).
-        setIfMissing(c, ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(5));
-        // Timers on the heap: the PS's notice flush and the batcher's max-wait timers are set many
-        // times a second, and RocksDB timers cost a write each (seen in profiles); there are few of them.
-        setIfMissing(c, RocksDBOptions.TIMER_SERVICE_FACTORY, EmbeddedRocksDBStateBackend.PriorityQueueStateType.HEAP);
-        // Bloom filters: a new row's first lookup misses every level; without them it reads each one
-        // (the PS's row lookups took 3x longer in a profile).
-        setIfMissing(c, RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
-        // No block compression: rows are mostly random floats, which Snappy (Flink's default) does not
-        // shrink (checkpoints were the same size), yet it cost a sixth of a core in compaction and flushes.
-        setIfMissing(c, RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL, List.of(CompressionType.NO_COMPRESSION));
-        // The PS's row count as a metric: RocksDB's estimate of the keys of its "rows" state.
-        setIfMissing(c, RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
-        setIfMissing(c, RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);
-        // Restarts with growing delays, and a limit: a failure that comes back within 20 s of each of
-        // 5 restarts (a bad setting, a damaged checkpoint) fails the job, and the run ends with its
-        // cause, in about half a minute. A job that ran 20 s since its last restart starts the count
-        // afresh, so lost TaskManagers (chaos kills one every 30 s) are recovered without end.
-        if (!c.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
-            c.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
-            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1));
-            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
-            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(10));
-            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofSeconds(20));
-            setIfMissing(c, RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 5);
-        }
-        if (c.get(PipelineOptions.MAX_PARALLELISM) <= 0) {
-            c.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
-        }
-        return c;
-    }
-
-    private static <T> void setIfMissing(Configuration c, ConfigOption<T> option, T value) {
-        if (!c.contains(option)) {
-            c.set(option, value);
-        }
-    }
-
-    /**
      * One uid per range end: a backfill that continues an earlier one's savepoint must not take
      * over that source's positions (it read on past its range); its state is left unclaimed.
      */
@@ -265,9 +198,9 @@ public final class TrainingJob {
         return new ModelInfo(
                 conf.get(TrainingOptions.NAME),
                 conf.get(TrainingOptions.TOPIC),
-                conf.get(TrainingOptions.MODEL),
+                conf.get(TrainingOptions.MODEL).toString(),
                 conf.get(PsOptions.DIM),
-                conf.get(PsOptions.OPTIMIZER),
+                conf.get(PsOptions.OPTIMIZER).toString(),
                 conf.getOptional(PsOptions.ROW_TTL).map(Duration::toMillis).orElse(0L),
                 conf.get(PipelineOptions.MAX_PARALLELISM));
     }
@@ -287,16 +220,6 @@ public final class TrainingJob {
             return OffsetsInitializer.offsets(
                     topicPartitions(topic, TrainingOptions.partitionOffsets(explicit.get())), OffsetResetStrategy.EARLIEST);
         }
-        String startFrom = conf.get(TrainingOptions.START_FROM);
-        switch (startFrom) {
-            case "earliest":
-                return OffsetsInitializer.earliest();
-            case "latest":
-                return OffsetsInitializer.latest();
-            case "committed":
-                return OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-            default:
-                throw new IllegalArgumentException("start-from must be earliest, latest or committed, got '" + startFrom + "'");
-        }
+        return conf.get(TrainingOptions.START_FROM).offsets();
     }
 }

@@ -1,7 +1,13 @@
 package io.streamtrain.train;
 
+import static io.streamtrain.options.OptionRule.above;
+import static io.streamtrain.options.OptionRule.atLeast;
+
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.options.OptionRule;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
@@ -44,11 +50,11 @@ public final class TrainingOptions {
                     .defaultValue("streamtrain")
                     .withDescription("Model name: prefixes the consumer groups and transactional ids of this training lineage.");
 
-    public static final ConfigOption<String> MODEL =
+    public static final ConfigOption<ModelKind> MODEL =
             ConfigOptions.key("streamtrain.train.model")
-                    .stringType()
-                    .defaultValue("fm")
-                    .withDescription("Model family: lr or fm (second-order factorization machine).");
+                    .enumType(ModelKind.class)
+                    .defaultValue(ModelKind.FM)
+                    .withDescription("Model family.");
 
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamtrain.train.batch-size")
@@ -57,6 +63,17 @@ public final class TrainingOptions {
                     .withDescription(
                             "Examples per mini-batch (one task). Larger batches mean fewer batches in flight, so"
                                     + " less gradient staleness; see docs/benchmarks.md.");
+
+    public static final ConfigOption<Integer> INITIAL_BATCH_SIZE =
+            ConfigOptions.key("streamtrain.train.initial-batch-size")
+                    .intType()
+                    .defaultValue(32)
+                    .withDescription(
+                            "Examples in each source partition's first mini-batch; each later batch has a sixteenth"
+                                    + " more, up to batch-size (reached after about 16 x batch-size examples). A fresh"
+                                    + " model takes many small steps while it knows nothing (a log of a few thousand rows"
+                                    + " is otherwise two or three steps); a long stream runs at the full batch size. Set it"
+                                    + " to batch-size or more for a constant batch size. See docs/benchmarks.md.");
 
     public static final ConfigOption<Duration> MAX_WAIT =
             ConfigOptions.key("streamtrain.train.max-wait")
@@ -121,11 +138,11 @@ public final class TrainingOptions {
                     .defaultValue(20000)
                     .withDescription("Examples per worker subtask in the sliding progressive-validation window (AUC, logloss).");
 
-    public static final ConfigOption<String> START_FROM =
+    public static final ConfigOption<StartFrom> START_FROM =
             ConfigOptions.key("streamtrain.train.start-from")
-                    .stringType()
-                    .defaultValue("earliest")
-                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading: earliest, latest or committed.");
+                    .enumType(StartFrom.class)
+                    .defaultValue(StartFrom.EARLIEST)
+                    .withDescription("Where a fresh job (no checkpoint to resume) starts reading.");
 
     public static final ConfigOption<String> FEEDBACK_TOPIC =
             ConfigOptions.key("streamtrain.train.feedback-topic")
@@ -175,6 +192,18 @@ public final class TrainingOptions {
                             "Makes the job a backfill: the batcher ignores every record at or after this"
                                     + " (exclusive) offset of its partition, partition:offset pairs, and closes the"
                                     + " last batch of a partition that reached it. Set by streamtrain backfill.");
+
+    /** What the options accept beyond their types. */
+    public static final List<OptionRule<?>> RULES = List.of(
+            atLeast(BATCH_SIZE, 1),
+            above(MAX_WAIT, Duration.ZERO),
+            atLeast(MAX_BATCHES_IN_FLIGHT, 0),
+            atLeast(CREDIT_WAIT, Duration.ZERO),
+            atLeast(MODEL_UPDATES_PARTITIONS, 1),
+            atLeast(MAX_FEATURES, 1),
+            atLeast(VALIDATION_WINDOW, 1),
+            atLeast(FEEDBACK_PARTITIONS, 1),
+            atLeast(INJECT_FAILURE_AFTER, 0L));
 
     /** Partition → offset from a map option's string pairs. */
     public static Map<Integer, Long> partitionOffsets(Map<String, String> pairs) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
 import java.util.Map;
@@ -20,7 +21,7 @@ class TrainingTableFactoryTest {
     void tableKeysAreTheTrainingOptionsShortNames() {
         Configuration conf = TrainingTableOptions.trainingConfiguration(
                 Map.of("model", "lr", "dim", "16", "batch-size", "32", "kafka.bootstrap-servers", "k:9", "learning-rate", "0.5"), "m");
-        assertEquals("lr", conf.get(TrainingOptions.MODEL));
+        assertEquals(ModelKind.LR, conf.get(TrainingOptions.MODEL));
         assertEquals(16, conf.get(PsOptions.DIM));
         assertEquals(32, conf.get(TrainingOptions.BATCH_SIZE));
         assertEquals("k:9", conf.get(TrainingOptions.BOOTSTRAP));
@@ -58,6 +59,14 @@ class TrainingTableFactoryTest {
     void aBadValueIsRejectedWithTheTableKey() {
         String error = failure("'dim' = 'eight'", "label INT, a STRING");
         assertTrue(error.contains("'dim'") && error.contains("eight"), error);
+    }
+
+    @Test
+    void aValueOutsideItsRangeIsRejectedWithTableKeyValueAndRange() {
+        String error = failure("'batch-size' = '-3'", "label INT, a STRING");
+        assertTrue(error.contains("option 'batch-size' (streamtrain.train.batch-size = '-3': must be >= 1)"), error);
+        String partitions = failure("'staging-partitions' = '0'", "label INT, a STRING");
+        assertTrue(partitions.contains("'staging-partitions' = '0': must be >= 1"), partitions);
     }
 
     @Test

@@ -1,36 +1,24 @@
 package io.streamtrain.k8s;
 
-import io.streamtrain.ps.PsOptions;
-import io.streamtrain.train.TrainingOptions;
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.streamtrain.config.FlinkOptionKeys;
+import io.streamtrain.config.KnownOption;
+import io.streamtrain.config.SettingsCheck;
+import io.streamtrain.config.StreamtrainOptions;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
-import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.jar.JarEntry;
-import java.util.jar.JarFile;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.FallbackKey;
 
 /**
  * Every configuration key Flink, the operator's autoscaler and streamtrain define as a
- * {@link ConfigOption}: the static ConfigOption fields of every {@code org.apache.flink..*Options}
- * class in the flink-* jars on the test classpath (flink-core, flink-runtime, flink-kubernetes,
- * flink-statebackend-rocksdb, flink-autoscaler, ...), plus {@link TrainingOptions} and {@link PsOptions}.
- * Connector options (properties of one source or table, not cluster configuration) are left out,
- * and so are the options of metric reporter implementations (org.apache.flink.metrics..*, read
- * under {@code metrics.reporter.<name>.}). Templated keys ({@code external-resource.<name>.amount})
- * are not matched. A few options other classes declare with a bare key but read under a prefix
- * (SecurityOptions' per-provider "enabled") therefore also pass as top-level keys.
+ * {@link ConfigOption}: Flink's as {@link FlinkOptionKeys} finds them on the test classpath
+ * (flink-core, flink-runtime, flink-kubernetes, flink-statebackend-rocksdb, flink-autoscaler, ...),
+ * plus {@link StreamtrainOptions}, whose keys must also satisfy their rules.
  *
  * <p>A flinkConfiguration key is accepted if it is one of those keys or a fallback key of one, and
  * its value parses as the option's type. Deprecated keys are reported with their replacement.
@@ -51,36 +39,31 @@ final class FlinkConfigKeys {
             "s3.access-key", "static S3 credentials",
             "s3.secret-key", "static S3 credentials");
 
-    /** Options classes whose keys outside their own namespace are relative to one reporter. */
-    private static final Map<String, String> REPORTER_SCOPED_CLASSES = Map.of(
-            "org.apache.flink.configuration.MetricOptions", "metrics.",
-            "org.apache.flink.configuration.TraceOptions", "traces.",
-            "org.apache.flink.configuration.EventOptions", "events.");
-
     private static FlinkConfigKeys onClasspath;
 
-    private final Map<String, ConfigOption<?>> options = new HashMap<>();
-    private final Map<String, String> deprecated = new HashMap<>();
-    private final Set<String> fallbacks = new HashSet<>();
-    private final Set<String> metricReporterKeys = new TreeSet<>();
-    final Set<String> scannedClasses = new TreeSet<>();
-    final List<String> unloadableClasses = new ArrayList<>();
+    private final FlinkOptionKeys flink;
 
-    private FlinkConfigKeys() {}
+    private FlinkConfigKeys(FlinkOptionKeys flink) {
+        this.flink = flink;
+    }
 
     static synchronized FlinkConfigKeys onClasspath() {
         if (onClasspath == null) {
-            FlinkConfigKeys keys = new FlinkConfigKeys();
-            keys.scanFlinkJars();
-            keys.add(TrainingOptions.class);
-            keys.add(PsOptions.class);
-            onClasspath = keys;
+            onClasspath = new FlinkConfigKeys(FlinkOptionKeys.onClasspath());
         }
         return onClasspath;
     }
 
+    Set<String> scannedClasses() {
+        return flink.scannedClasses();
+    }
+
+    List<String> unloadableClasses() {
+        return flink.unloadableClasses();
+    }
+
     boolean knows(String key) {
-        return options.containsKey(key) || fallbacks.contains(key) || deprecated.containsKey(key);
+        return flink.knows(key) || StreamtrainOptions.find(key).isPresent();
     }
 
     /** What is wrong with a flinkConfiguration: one line per unknown, deprecated or unparsable key. */
@@ -102,19 +85,19 @@ final class FlinkConfigKeys {
         if (key.startsWith(METRIC_REPORTER_PREFIX)) {
             return reporterProblem(key, conf);
         }
-        if (deprecated.containsKey(key)) {
-            return "deprecated: " + deprecated.get(key);
+        if (key.startsWith(StreamtrainOptions.PREFIX)) {
+            return SettingsCheck.check(Map.of(key, value)).errors().stream().findFirst().map(SettingsCheck.Problem::reason).orElse(null);
         }
-        ConfigOption<?> option = options.get(key);
-        if (option != null) {
-            try {
-                Configuration.fromMap(Map.of(key, value)).get(option);
-            } catch (RuntimeException e) {
-                return "value '" + value + "' is not a valid " + option.key() + ": " + e.getMessage();
-            }
-            return null;
+        Optional<String> deprecation = flink.deprecation(key);
+        if (deprecation.isPresent()) {
+            return "deprecated: " + deprecation.get();
         }
-        return fallbacks.contains(key) ? null : "not a known configuration key";
+        Optional<KnownOption> option = flink.find(key);
+        if (option.isPresent()) {
+            return option.get().parseProblem(value).map(p -> "value '" + value + "' is not a valid " + option.get().key() + ": " + p)
+                    .orElse(null);
+        }
+        return "not a known configuration key";
     }
 
     private String reporterProblem(String key, Map<String, String> conf) {
@@ -125,7 +108,7 @@ final class FlinkConfigKeys {
         }
         String reporter = rest.substring(0, dot);
         String suffix = rest.substring(dot + 1);
-        if (metricReporterKeys.contains(suffix)) {
+        if (flink.reporterKeys().contains(suffix)) {
             return suffix.equals("factory.class") ? factoryProblem(conf.get(key)) : null;
         }
         String factory = conf.get(METRIC_REPORTER_PREFIX + reporter + ".factory.class");
@@ -134,7 +117,7 @@ final class FlinkConfigKeys {
         }
         return reporterArguments(factory).contains(suffix)
                 ? null
-                : "neither a reporter option " + metricReporterKeys + " nor an argument of " + factory;
+                : "neither a reporter option " + flink.reporterKeys() + " nor an argument of " + factory;
     }
 
     private static String factoryProblem(String className) {
@@ -162,77 +145,5 @@ final class FlinkConfigKeys {
             return args;
         }
         return args;
-    }
-
-    private void scanFlinkJars() {
-        String classpath = System.getProperty("java.class.path");
-        for (String element : classpath.split(File.pathSeparator)) {
-            File file = new File(element);
-            if (file.isFile() && file.getName().startsWith("flink-") && file.getName().endsWith(".jar")) {
-                scanJar(file);
-            }
-        }
-    }
-
-    private void scanJar(File jar) {
-        try (JarFile jf = new JarFile(jar)) {
-            for (Enumeration<JarEntry> entries = jf.entries(); entries.hasMoreElements(); ) {
-                String name = entries.nextElement().getName();
-                if (isOptionsClass(name)) {
-                    String className = name.substring(0, name.length() - ".class".length()).replace('/', '.');
-                    try {
-                        add(Class.forName(className, true, FlinkConfigKeys.class.getClassLoader()));
-                    } catch (LinkageError | ClassNotFoundException e) {
-                        unloadableClasses.add(className + " (" + e + ")");
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static boolean isOptionsClass(String entry) {
-        return entry.startsWith("org/apache/flink/") && entry.endsWith("Options.class") && !entry.contains("$")
-                && !entry.contains("/shaded/") && !entry.contains("/table/")
-                && !entry.startsWith("org/apache/flink/connector/") && !entry.startsWith("org/apache/flink/streaming/connectors/");
-    }
-
-    private void add(Class<?> c) {
-        scannedClasses.add(c.getName());
-        String ownNamespace = REPORTER_SCOPED_CLASSES.get(c.getName());
-        for (Field f : c.getDeclaredFields()) {
-            if (!Modifier.isStatic(f.getModifiers()) || !ConfigOption.class.isAssignableFrom(f.getType())) {
-                continue;
-            }
-            ConfigOption<?> option = read(f);
-            String key = option.key();
-            if (ownNamespace != null && !key.startsWith(ownNamespace)) {
-                if (ownNamespace.equals("metrics.")) {
-                    metricReporterKeys.add(key);
-                }
-            } else if (!c.getName().startsWith("org.apache.flink.metrics.") && !key.contains("<") && !key.contains("#")) {
-                options.putIfAbsent(key, option);
-                if (f.isAnnotationPresent(Deprecated.class)) {
-                    deprecated.putIfAbsent(key, "@Deprecated " + c.getSimpleName() + "." + f.getName());
-                }
-                for (FallbackKey fallback : option.fallbackKeys()) {
-                    if (fallback.isDeprecated()) {
-                        deprecated.putIfAbsent(fallback.getKey(), "use " + key);
-                    } else {
-                        fallbacks.add(fallback.getKey());
-                    }
-                }
-            }
-        }
-    }
-
-    private static ConfigOption<?> read(Field f) {
-        try {
-            f.setAccessible(true);
-            return (ConfigOption<?>) f.get(null);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

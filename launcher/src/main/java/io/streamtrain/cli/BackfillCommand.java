@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,8 +59,8 @@ public final class BackfillCommand implements Callable<Integer> {
             description = "Where the final savepoint, model.json and handover.json go.")
     Path outSavepoint;
 
-    @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
-    int parallelism;
+    @Option(names = "--parallelism", description = "Job parallelism (parallelism.default; default: 1).")
+    Integer parallelism;
 
     @Override
     public Integer call() throws Exception {
@@ -69,13 +70,13 @@ public final class BackfillCommand implements Callable<Integer> {
     }
 
     BackfillRun.Settings settings() {
-        Configuration conf = job.configuration();
+        Configuration conf = job.configuration(new Flags().with("--parallelism", CoreOptions.DEFAULT_PARALLELISM, parallelism), System.err::println);
         BackfillRange.Bound from = start == null ? null
                 : start.time != null ? BackfillRange.Bound.ofTime(start.time) : BackfillRange.Bound.ofOffsets(start.offsets);
         BackfillRange.Bound to = end == null ? BackfillRange.Bound.ofTime("latest")
                 : end.time != null ? BackfillRange.Bound.ofTime(end.time) : BackfillRange.Bound.ofOffsets(end.offsets);
-        TrainingRun.Settings training = new TrainingRun.Settings(conf, outSavepoint.resolve("checkpoints"), parallelism,
-                job.checkpointInterval, null, false, System.err);
+        TrainingRun.Settings training = new TrainingRun.Settings(conf, outSavepoint.resolve("checkpoints"),
+                conf.get(CoreOptions.DEFAULT_PARALLELISM), ConfigurationSources.checkpointInterval(conf), null, false, System.err);
         return new BackfillRun.Settings(training, from, to, fromSavepoint, outSavepoint);
     }
 }

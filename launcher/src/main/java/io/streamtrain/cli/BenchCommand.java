@@ -1,5 +1,7 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.config.KnownOption;
+import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.export.LoadedModel;
 import io.streamtrain.ingest.IngestBenchCommand;
@@ -25,16 +27,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ConfigurationUtils;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code streamtrain bench}: end-to-end training throughput and staleness, printed as a table. */
@@ -48,6 +50,9 @@ import picocli.CommandLine.Option;
             JoinBenchCommand.class, IngestBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     private static final long INGEST_SEED = 5;
+    /** The bench's workload, wider than the option's default: rows like a production FM's. */
+    private static final int BENCH_DIM = 16;
+    private static final Duration BENCH_CHECKPOINT_INTERVAL = Duration.ofSeconds(10);
 
     @Option(names = "--examples", defaultValue = "3000000",
             description = "Examples per run: enough for several checkpoint intervals at full speed, between which the rate is "
@@ -60,8 +65,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--vocabulary", defaultValue = "100000", description = "Ids per field (default: ${DEFAULT-VALUE}).")
     int vocabulary;
 
-    @Option(names = "--dim", defaultValue = "16", description = "FM dimension (default: ${DEFAULT-VALUE}).")
-    int dim;
+    @Option(names = "--dim", description = "FM dimension (streamtrain.ps.dim; the bench's default: " + BENCH_DIM + ").")
+    Integer dim;
 
     @Option(names = "--parallelisms", defaultValue = "1,2", split = ",", description = "Parallelisms to run (default: ${DEFAULT-VALUE}).")
     List<Integer> parallelisms;
@@ -69,16 +74,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--models", defaultValue = "lr,fm", split = ",", description = "Models to run (default: ${DEFAULT-VALUE}).")
     List<String> models;
 
-    @Option(names = "--batch-size", defaultValue = "1024",
-            description = "Examples per mini-batch; streamtrain.train.batch-size given with -D or a --variant takes its place "
-                    + "(default: ${DEFAULT-VALUE}).")
-    int batchSize;
+    @Option(names = "--batch-size", description = "Examples per mini-batch (streamtrain.train.batch-size).")
+    Integer batchSize;
 
-    @Option(names = "--checkpoint-interval", defaultValue = "10s", converter = DurationConverter.class,
-            description = "Checkpoint interval of the training runs, as a deployed job checkpoints (k8s/: 10-60 s); "
-                    + "execution.checkpointing.interval given with -D or a --variant takes its place. Pushes that wait through "
-                    + "a PS snapshot are the staleness tail, and their share grows as the interval shrinks: at 1 s the p99 "
-                    + "is theirs (docs/benchmarks.md) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--checkpoint-interval", converter = DurationConverter.class,
+            description = "Checkpoint interval of the training runs, as a deployed job checkpoints (k8s/: 10-60 s) "
+                    + "(execution.checkpointing.interval; the bench's default: 10 s). Pushes that wait through a PS snapshot "
+                    + "are the staleness tail, and their share grows as the interval shrinks: at 1 s the p99 is theirs (docs/benchmarks.md).")
     Duration checkpointInterval;
 
     @Option(names = "--warmup-examples", defaultValue = "2000000",
@@ -94,7 +96,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--variant", paramLabel = "NAME:KEY=VALUE[,KEY=VALUE...]",
             description = "Compare settings inside one JVM: each run of each model and parallelism is trained once per variant, "
-                    + "in turn (the order reversed every other run), with the variant's keys on top of -D (NAME: alone adds none). Separate invocations differ by a "
+                    + "in turn (the order reversed every other run), with the variant's keys on top of the flags, -D and the configuration file (NAME: alone adds none). Separate invocations differ by a "
                     + "quarter through the JIT alone, so smaller effects show only this way. Repeatable.")
     List<String> variantSpecs = new ArrayList<>();
 
@@ -102,8 +104,11 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Write each run's curves from its metrics topic as SVG files into DIR (<run>-<series>.svg, as `report --svg-dir`).")
     Path plots;
 
-    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key for the training runs, e.g. RocksDB options.")
-    Map<String, String> extra = new LinkedHashMap<>();
+    @Mixin
+    ConfigurationSources sources;
+
+    /** The runs' settings from the flags, -D and the configuration file, resolved once. */
+    private Configuration base;
 
     @Override
     public Integer call() throws Exception {
@@ -113,8 +118,19 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private Integer run(Path dir) throws Exception {
+        base = sources.resolve(new Flags()
+                .with("--batch-size", TrainingOptions.BATCH_SIZE, batchSize)
+                .with("--dim", PsOptions.DIM, dim)
+                .with("--checkpoint-interval", CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval), System.err::println);
+        if (!base.contains(PsOptions.DIM)) {
+            base.set(PsOptions.DIM, BENCH_DIM);
+        }
+        if (!base.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
+            base.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, BENCH_CHECKPOINT_INTERVAL);
+        }
         PlantedFm truth = new PlantedFm(3, fields, vocabulary, 1.1, 4);
         List<BenchVariant> variants = BenchVariant.parseAll(variantSpecs);
+        variants.forEach(v -> SettingsCheck.check(v.settings()).orThrow());
         List<String> table = new ArrayList<>();
         table.add("| model | parallelism | run |" + (variantSpecs.isEmpty() ? "" : " variant |")
                 + " examples/s end-to-end | CPU µs per example | in-memory loop examples/s | ratio | staleness p50 ms | staleness p99 ms | rows "
@@ -151,7 +167,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d, checkpoints every %s, "
                         + "after a warm-up run of %d examples at each parallelism%n",
-                examples, fields, vocabulary, dim, batchSize, checkpointInterval, warmupExamples);
+                examples, fields, vocabulary, base.get(PsOptions.DIM), base.get(TrainingOptions.BATCH_SIZE),
+                KnownOption.valueText(CheckpointingOptions.CHECKPOINTING_INTERVAL, base.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)),
+                warmupExamples);
         table.forEach(System.out::println);
         return 0;
     }
@@ -184,23 +202,18 @@ public final class BenchCommand implements Callable<Integer> {
     private TrainingSummary train(LocalKafka kafka, Path dir, String topic, String model, int parallelism, BenchVariant variant)
             throws Exception {
         Configuration conf = trainingConf(kafka, topic, model, variant);
-        Duration interval = conf.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).orElse(checkpointInterval);
         return TrainingRun.run(new TrainingRun.Settings(conf, dir.resolve(topic), parallelism,
-                interval, Duration.ofSeconds(3), false, System.err));
+                conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL), Duration.ofSeconds(3), false, System.err));
     }
 
+    /** A run's configuration: the resolved settings, the variant's on top, and the run's own topic, name and model. */
     private Configuration trainingConf(LocalKafka kafka, String topic, String model, BenchVariant variant) {
-        Map<String, String> settings = new LinkedHashMap<>(extra);
-        settings.putAll(variant.settings());
-        Configuration conf = Configuration.fromMap(settings);
+        Configuration conf = new Configuration(base);
+        conf.addAll(Configuration.fromMap(variant.settings()));
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, model);
-        if (!settings.containsKey(TrainingOptions.BATCH_SIZE.key())) { // a variant or -D may compare batch sizes
-            conf.set(TrainingOptions.BATCH_SIZE, batchSize);
-        }
-        conf.set(PsOptions.DIM, dim);
+        conf.set(TrainingOptions.MODEL, ConfigurationUtils.convertToEnum(model, ModelKind.class));
         return conf;
     }
 
@@ -221,12 +234,11 @@ public final class BenchCommand implements Callable<Integer> {
         for (int i = 0; i < examples; i++) {
             data.add(truth.next(random));
         }
-        ModelKind kind = ModelKind.parse(model);
-        SequentialTrainer trainer = new SequentialTrainer(kind.create(dim),
-                new OptimizerConfig("adagrad", 0.1, 1e-5, 0, 1, 0.1).create(),
-                new RowInitializer(kind.rowWidth(dim), 0.05, 17));
+        ModelKind kind = ConfigurationUtils.convertToEnum(model, ModelKind.class);
+        SequentialTrainer trainer = new SequentialTrainer(kind.create(base.get(PsOptions.DIM)),
+                OptimizerConfig.from(base).create(), RowInitializer.from(base, kind));
         long t = System.nanoTime();
-        trainer.train(data, batchSize);
+        trainer.train(data, base.get(TrainingOptions.BATCH_SIZE));
         return data.size() / ((System.nanoTime() - t) / 1e9);
     }
 }

@@ -8,6 +8,7 @@ import io.streamtrain.ingest.IngestStats;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.ingest.synthetic.SyntheticIngest;
 import io.streamtrain.kafka.LocalKafka;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.report.Dashboard;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
@@ -38,8 +39,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "7", description = "Seed of the planted model and data (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--model", defaultValue = "fm", description = "lr or fm (default: ${DEFAULT-VALUE}).")
-    String model;
+    @Option(names = "--model", converter = FlinkEnumConverter.Models.class, completionCandidates = FlinkEnumConverter.Models.class,
+            description = "${COMPLETION-CANDIDATES} (streamtrain.train.model).")
+    ModelKind model;
 
     @Option(names = "--dim", defaultValue = "4", description = "FM dimension (default: ${DEFAULT-VALUE}).")
     int dim;
@@ -47,14 +49,14 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--parallelism", defaultValue = "2", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
-    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
-    int batchSize;
+    @Option(names = "--batch-size", description = "Examples per mini-batch (streamtrain.train.batch-size).")
+    Integer batchSize;
 
     @Option(names = "--vocabulary", defaultValue = "100", description = "Ids per field of the planted model (default: ${DEFAULT-VALUE}).")
     int vocabulary;
 
-    @Option(names = "--learning-rate", defaultValue = "0.1", description = "Adagrad step size (default: ${DEFAULT-VALUE}).")
-    double learningRate;
+    @Option(names = "--learning-rate", description = "Adagrad step size (streamtrain.ps.learning-rate).")
+    Double learningRate;
 
     @Option(names = "--dir", defaultValue = ".streamtrain/demo", description = "Working directory, cleared first (default: ${DEFAULT-VALUE}).")
     Path dir;
@@ -110,10 +112,12 @@ public final class DemoCommand implements Callable<Integer> {
             conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
             conf.set(TrainingOptions.TOPIC, topic);
             conf.set(TrainingOptions.NAME, "demo");
-            conf.set(TrainingOptions.MODEL, model);
             conf.set(PsOptions.DIM, dim);
-            conf.set(PsOptions.LEARNING_RATE, learningRate);
-            conf.set(TrainingOptions.BATCH_SIZE, batchSize);
+            new Flags()
+                    .with("--model", TrainingOptions.MODEL, model)
+                    .with("--learning-rate", PsOptions.LEARNING_RATE, learningRate)
+                    .with("--batch-size", TrainingOptions.BATCH_SIZE, batchSize)
+                    .applyTo(conf);
             Path checkpoints = dir.resolve("checkpoints");
             TrainingRun.Settings settings = new TrainingRun.Settings(
                     conf, checkpoints, parallelism, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err);

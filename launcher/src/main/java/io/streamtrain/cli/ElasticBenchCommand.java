@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.bench.SeedTable;
 import io.streamtrain.cluster.LocalCluster;
@@ -93,12 +94,13 @@ public final class ElasticBenchCommand implements Callable<Integer> {
         Configuration trainConf = settingsConf("unused", topic);
         long seedStart = System.nanoTime();
         long seeded = SeedTable.write(checkpoints.resolve("seed").resolve("chk-0"), fields, idsPerField,
-                RowInitializer.from(trainConf, ModelKind.parse(trainConf.get(TrainingOptions.MODEL))),
+                RowInitializer.from(trainConf, trainConf.get(TrainingOptions.MODEL)),
                 OptimizerConfig.from(trainConf), KeyGroups.DEFAULT_MAX_PARALLELISM, 2);
         System.err.printf(Locale.ROOT, "bench: seeded %,d rows in %.1f s%n", seeded, (System.nanoTime() - seedStart) / 1e9);
         List<String> table = new ArrayList<>();
         table.add("| change | state MB (latest checkpoint) | TaskManager JVM start to joined s | joined/killed to running at new parallelism s | to first new commit s | examples/s before | examples/s after |");
         table.add("|---|---|---|---|---|---|---|");
+        SettingsCheck.check(extra).orThrow().warnings().forEach(w -> System.err.println("warning: " + w));
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"));
                 KafkaProgress progress = new KafkaProgress(kafka.connection())) {
             Topics.ensure(kafka.connection(), Map.of(topic, 12));
@@ -195,7 +197,7 @@ public final class ElasticBenchCommand implements Callable<Integer> {
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
         conf.set(PsOptions.DIM, dim);
         return conf;
     }

@@ -11,6 +11,7 @@ import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
@@ -56,9 +57,9 @@ public final class ExportBenchCommand implements Callable<Integer> {
 
     private Integer run(Path dir) throws Exception {
         Configuration conf = new Configuration();
-        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
         conf.set(PsOptions.DIM, dim);
-        conf.set(PsOptions.OPTIMIZER, "adagrad");
+        conf.set(PsOptions.OPTIMIZER, OptimizerKind.ADAGRAD);
         conf.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
         ModelInfo info = TrainingJob.modelInfo(conf);
         System.out.println("| rows | dim | seed s | export s | export s per 1M rows | rows/s | bundle MB | open+verify s |");

@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.ingest.Ingestor;
@@ -7,6 +8,7 @@ import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.kafka.Topics;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.report.MetricsTopic;
 import io.streamtrain.report.RunTimeline;
@@ -65,8 +67,9 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
             description = "Checkpoint intervals to run (default: ${DEFAULT-VALUE}).")
     List<Duration> intervals;
 
-    @Option(names = "--model", defaultValue = "fm", description = "lr or fm (default: ${DEFAULT-VALUE}).")
-    String model;
+    @Option(names = "--model", converter = FlinkEnumConverter.Models.class, completionCandidates = FlinkEnumConverter.Models.class,
+            description = "${COMPLETION-CANDIDATES} (streamtrain.train.model).")
+    ModelKind model;
 
     @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
     int parallelism;
@@ -110,11 +113,14 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         String updates = topic + ".updates";
         KafkaConnection kafka = KafkaConnection.to(bootstrap);
         Topics.ensure(kafka, Map.of(topic, 4));
+        SettingsCheck.check(extra).orThrow().warnings().forEach(w -> System.err.println("warning: " + w));
         Configuration conf = Configuration.fromMap(extra);
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, model);
+        if (model != null) {
+            conf.set(TrainingOptions.MODEL, model);
+        }
         conf.set(TrainingOptions.MODEL_UPDATES_TOPIC, updates);
         conf.set(PsOptions.DIM, 8);
         TrainingRun.Settings settings = new TrainingRun.Settings(conf, dir.resolve(topic), parallelism, interval, null, false, System.err);

@@ -2,13 +2,15 @@ package io.streamtrain.cli;
 
 import io.streamtrain.join.JoinOptions;
 import io.streamtrain.join.JoinRun;
+import io.streamtrain.train.StartFrom;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -22,75 +24,79 @@ import picocli.CommandLine.Spec;
                 + "the dead-letter topic with the reason. Resumes from the newest retained checkpoint in --checkpoint-dir. "
                 + "The last line is `join: impressions=... clicks=... examples=... dead_letters=... ...`.")
 public final class JoinCommand implements Callable<Integer> {
+    private static final String CHECKPOINTS = ".streamtrain/join-checkpoints";
+
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+    @Mixin
+    ConfigurationSources sources;
+
+    @Option(names = "--bootstrap", description = "Kafka bootstrap servers (streamtrain.kafka.bootstrap-servers).")
     String bootstrap;
 
-    @Option(names = "--impressions", required = true, paramLabel = "TOPIC", description = "Topic of Avro Impression records.")
+    @Option(names = "--impressions", paramLabel = "TOPIC", description = "Topic of Avro Impression records (streamtrain.join.impressions-topic); required.")
     String impressions;
 
-    @Option(names = "--clicks", required = true, paramLabel = "TOPIC", description = "Topic of Avro Click records (keyed by impression id).")
+    @Option(names = "--clicks", paramLabel = "TOPIC", description = "Topic of Avro Click records, keyed by impression id (streamtrain.join.clicks-topic); required.")
     String clicks;
 
-    @Option(names = "--out", required = true, paramLabel = "TOPIC", description = "Topic for the labelled Examples (the training topic).")
+    @Option(names = "--out", paramLabel = "TOPIC", description = "Topic for the labelled Examples, the training topic (streamtrain.join.out-topic); required.")
     String out;
 
-    @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Default: <out>.dlq.")
+    @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Default: <out>.dlq (streamtrain.join.dead-letter-topic).")
     String deadLetterTopic;
 
-    @Option(names = "--window", defaultValue = "15m", converter = DurationConverter.class,
-            description = "Attribution window (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--window", converter = DurationConverter.class, description = "Attribution window (streamtrain.join.window).")
     Duration window;
 
-    @Option(names = "--out-of-orderness", defaultValue = "30s", converter = DurationConverter.class,
-            description = "Watermark delay: allowed event-time disorder within a partition (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--out-of-orderness", converter = DurationConverter.class,
+            description = "Watermark delay: allowed event-time disorder within a partition (streamtrain.join.out-of-orderness).")
     Duration outOfOrderness;
 
-    @Option(names = "--idle-timeout", defaultValue = "1m", converter = DurationConverter.class,
-            description = "An input partition silent this long stops holding back the watermark; 0s = never (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--idle-timeout", converter = DurationConverter.class,
+            description = "An input partition silent this long stops holding back the watermark; 0s = never (streamtrain.join.idle-timeout).")
     Duration idleTimeout;
 
-    @Option(names = "--negative-sampling", defaultValue = "1.0", paramLabel = "RATE",
-            description = "Keep this fraction of negatives, chosen by a hash of the impression id, in (0, 1] (default: ${DEFAULT-VALUE}).")
-    double negativeSampling;
+    @Option(names = "--negative-sampling", paramLabel = "RATE",
+            description = "Keep this fraction of negatives, chosen by a hash of the impression id, in (0, 1] (streamtrain.join.negative-sampling).")
+    Double negativeSampling;
 
-    @Option(names = "--mapping", defaultValue = "builtin:impressions", paramLabel = "FILE",
-            description = "Feature mapping of impression fields and context keys: a JSON file or builtin:NAME (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--mapping", paramLabel = "FILE",
+            description = "Feature mapping of impression fields and context keys: a JSON file or builtin:NAME (streamtrain.join.mapping).")
     String mapping;
 
-    @Option(names = "--name", defaultValue = "streamtrain-join", description = "Consumer groups and transactional ids prefix (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--name", description = "Consumer groups and transactional ids prefix (streamtrain.join.name).")
     String name;
 
-    @Option(names = "--checkpoint-dir", defaultValue = ".streamtrain/join-checkpoints", description = "Retained checkpoints (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--checkpoint-dir", paramLabel = "DIR", description = "Retained checkpoints (execution.checkpointing.dir; default: " + CHECKPOINTS + ").")
     Path checkpointDir;
 
-    @Option(names = "--checkpoint-interval", defaultValue = "2s", converter = DurationConverter.class,
-            description = "Checkpoint interval; examples become visible to read_committed readers when one completes (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--checkpoint-interval", converter = DurationConverter.class,
+            description = "Checkpoint interval; examples become visible to read_committed readers when one completes "
+                    + "(execution.checkpointing.interval; a local run's default: 2 s).")
     Duration checkpointInterval;
 
-    @Option(names = "--parallelism", defaultValue = "1", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
-    int parallelism;
+    @Option(names = "--parallelism", description = "Job parallelism (parallelism.default; default: 1).")
+    Integer parallelism;
 
-    @Option(names = "--until-end", description = "Join what the topics hold now, close every open window at the end of input, and exit.")
-    boolean untilEnd;
+    @Option(names = "--until-end", description = "Join what the topics hold now, close every open window at the end of input, and exit (streamtrain.join.until-end).")
+    Boolean untilEnd;
 
     @Option(names = "--until-idle", converter = DurationConverter.class,
             description = "Stop once no new input has arrived for this long (open windows stay in the checkpoint); default: run until interrupted.")
     Duration untilIdle;
 
-    @Option(names = "--start-from", defaultValue = "earliest", description = "Fresh start position: earliest, latest, committed (default: ${DEFAULT-VALUE}).")
-    String startFrom;
+    @Option(names = "--start-from", converter = FlinkEnumConverter.StartPositions.class,
+            completionCandidates = FlinkEnumConverter.StartPositions.class,
+            description = "Fresh start position: ${COMPLETION-CANDIDATES} (streamtrain.join.start-from).")
+    StartFrom startFrom;
 
     @Option(names = "--no-resume", description = "Ignore retained checkpoints and start fresh.")
     boolean noResume;
 
-    @Option(names = "--inject-failure-after", defaultValue = "0", description = "Diagnostic: fail the joiner task once after N events.")
-    long injectFailureAfter;
-
-    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key.")
-    Map<String, String> extra = new LinkedHashMap<>();
+    @Option(names = "--inject-failure-after", description = "Diagnostic: fail the joiner task once after N events (streamtrain.join.inject-failure-after).")
+    Long injectFailureAfter;
 
     @Override
     public Integer call() throws Exception {
@@ -100,32 +106,31 @@ public final class JoinCommand implements Callable<Integer> {
     }
 
     JoinRun.Settings settings() {
-        if (!(negativeSampling > 0 && negativeSampling <= 1)) {
-            throw new ParameterException(spec.commandLine(), "--negative-sampling must be in (0, 1]");
-        }
-        if (window.isZero() || window.isNegative()) {
-            throw new ParameterException(spec.commandLine(), "--window must be positive");
-        }
-        if (impressions.equals(clicks) || out.equals(impressions) || out.equals(clicks)) {
+        Configuration conf = sources.resolve(new Flags()
+                .with("--bootstrap", JoinOptions.BOOTSTRAP, bootstrap)
+                .with("--impressions", JoinOptions.IMPRESSIONS_TOPIC, impressions)
+                .with("--clicks", JoinOptions.CLICKS_TOPIC, clicks)
+                .with("--out", JoinOptions.OUT_TOPIC, out)
+                .with("--dead-letter-topic", JoinOptions.DEAD_LETTER_TOPIC, deadLetterTopic)
+                .with("--name", JoinOptions.NAME, name)
+                .with("--window", JoinOptions.WINDOW, window)
+                .with("--out-of-orderness", JoinOptions.OUT_OF_ORDERNESS, outOfOrderness)
+                .with("--idle-timeout", JoinOptions.IDLE_TIMEOUT, idleTimeout)
+                .with("--negative-sampling", JoinOptions.NEGATIVE_SAMPLING, negativeSampling)
+                .with("--mapping", JoinOptions.MAPPING, mapping)
+                .with("--until-end", JoinOptions.UNTIL_END, untilEnd)
+                .with("--start-from", JoinOptions.START_FROM, startFrom)
+                .with("--inject-failure-after", JoinOptions.INJECT_FAILURE_AFTER, injectFailureAfter)
+                .with("--parallelism", CoreOptions.DEFAULT_PARALLELISM, parallelism)
+                .with("--checkpoint-interval", CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval)
+                .with("--checkpoint-dir", CheckpointingOptions.CHECKPOINTS_DIRECTORY, ConfigurationSources.uri(checkpointDir)), spec.commandLine().getErr()::println);
+        String in = JoinOptions.require(conf, JoinOptions.IMPRESSIONS_TOPIC);
+        String clickTopic = JoinOptions.require(conf, JoinOptions.CLICKS_TOPIC);
+        String outTopic = JoinOptions.require(conf, JoinOptions.OUT_TOPIC);
+        if (in.equals(clickTopic) || outTopic.equals(in) || outTopic.equals(clickTopic)) {
             throw new ParameterException(spec.commandLine(), "--impressions, --clicks and --out must be three different topics");
         }
-        Configuration conf = Configuration.fromMap(extra);
-        conf.set(JoinOptions.BOOTSTRAP, bootstrap);
-        conf.set(JoinOptions.IMPRESSIONS_TOPIC, impressions);
-        conf.set(JoinOptions.CLICKS_TOPIC, clicks);
-        conf.set(JoinOptions.OUT_TOPIC, out);
-        if (deadLetterTopic != null) {
-            conf.set(JoinOptions.DEAD_LETTER_TOPIC, deadLetterTopic);
-        }
-        conf.set(JoinOptions.NAME, name);
-        conf.set(JoinOptions.WINDOW, window);
-        conf.set(JoinOptions.OUT_OF_ORDERNESS, outOfOrderness);
-        conf.set(JoinOptions.IDLE_TIMEOUT, idleTimeout);
-        conf.set(JoinOptions.NEGATIVE_SAMPLING, negativeSampling);
-        conf.set(JoinOptions.MAPPING, mapping);
-        conf.set(JoinOptions.UNTIL_END, untilEnd);
-        conf.set(JoinOptions.START_FROM, startFrom);
-        conf.set(JoinOptions.INJECT_FAILURE_AFTER, injectFailureAfter);
-        return new JoinRun.Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, !noResume, System.err);
+        return new JoinRun.Settings(conf, ConfigurationSources.checkpointDir(conf, CHECKPOINTS), conf.get(CoreOptions.DEFAULT_PARALLELISM),
+                ConfigurationSources.checkpointInterval(conf), untilIdle, !noResume, System.err);
     }
 }

@@ -1,81 +1,93 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * The options of the training job itself, shared by {@code train} and {@code backfill} (a picocli
  * mixin): a backfill and the streaming run that continues it must be able to say the same model.
+ * Each flag sets the option named in its description and has no default of its own: an option's
+ * value is the flag's, else {@code -D}'s, else the Flink configuration file's, else its default
+ * (docs/configuration.md).
  */
 final class TrainingJobOptions {
-    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+    @Mixin
+    ConfigurationSources sources;
+
+    @Option(names = "--bootstrap", description = "Kafka bootstrap servers (streamtrain.kafka.bootstrap-servers).")
     String bootstrap;
 
-    @Option(names = "--topic", required = true, description = "Training topic (Avro Example records).")
+    @Option(names = "--topic", description = "Training topic of Avro Example records (streamtrain.train.topic); required, here or as a setting.")
     String topic;
 
-    @Option(names = "--name", defaultValue = "streamtrain", description = "Model name: consumer groups and transactional ids (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--name", description = "Model name: consumer groups and transactional ids (streamtrain.train.name).")
     String name;
 
-    @Option(names = "--model", defaultValue = "fm", description = "lr or fm (default: ${DEFAULT-VALUE}).")
-    String model;
+    @Option(names = "--model", converter = FlinkEnumConverter.Models.class, completionCandidates = FlinkEnumConverter.Models.class,
+            description = "${COMPLETION-CANDIDATES} (streamtrain.train.model).")
+    ModelKind model;
 
-    @Option(names = "--dim", defaultValue = "8", description = "Embedding dimension for fm (default: ${DEFAULT-VALUE}).")
-    int dim;
+    @Option(names = "--dim", description = "Embedding dimension for fm (streamtrain.ps.dim).")
+    Integer dim;
 
-    @Option(names = "--optimizer", defaultValue = "adagrad", description = "sgd, adagrad, rowwise-adagrad, ftrl or count (default: ${DEFAULT-VALUE}).")
-    String optimizer;
+    @Option(names = "--optimizer", converter = FlinkEnumConverter.Optimizers.class, completionCandidates = FlinkEnumConverter.Optimizers.class,
+            description = "${COMPLETION-CANDIDATES} (streamtrain.ps.optimizer).")
+    OptimizerKind optimizer;
 
-    @Option(names = "--learning-rate", description = "Step size (default: 0.1).")
+    @Option(names = "--learning-rate", description = "Step size (streamtrain.ps.learning-rate).")
     Double learningRate;
 
-    @Option(names = "--checkpoint-interval", defaultValue = "2s", converter = DurationConverter.class, description = "Checkpoint interval (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--checkpoint-interval", converter = DurationConverter.class,
+            description = "Checkpoint interval (execution.checkpointing.interval; a local run's default: 2 s).")
     Duration checkpointInterval;
 
-    @Option(names = "--batch-size", defaultValue = "1024", description = "Examples per mini-batch (default: ${DEFAULT-VALUE}).")
-    int batchSize;
+    @Option(names = "--batch-size", description = "Examples per mini-batch (streamtrain.train.batch-size).")
+    Integer batchSize;
 
-    @Option(names = "--max-wait", defaultValue = "500ms", converter = DurationConverter.class, description = "Batch max wait (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-wait", converter = DurationConverter.class, description = "Batch max wait (streamtrain.train.max-wait).")
     Duration maxWait;
 
-    @Option(names = "--min-frequency", defaultValue = "1", description = "Admit a feature's row after this many occurrences (default: ${DEFAULT-VALUE}).")
-    int minFrequency;
+    @Option(names = "--min-frequency", description = "Admit a feature's row after this many occurrences (streamtrain.ps.min-frequency).")
+    Integer minFrequency;
 
-    @Option(names = "--row-ttl", converter = DurationConverter.class, description = "Expire rows not updated for this long (e.g. 7d).")
+    @Option(names = "--row-ttl", converter = DurationConverter.class, description = "Expire rows not updated for this long, e.g. 7d (streamtrain.ps.row-ttl).")
     Duration rowTtl;
 
     @Option(names = "--model-updates-topic", paramLabel = "TOPIC",
             description = "Publish every changed row, exactly once, to this compacted topic for `serve --follow` (streamtrain.train.model-updates-topic; default: off).")
     String modelUpdatesTopic;
 
-    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "Any Flink or streamtrain configuration key.")
-    Map<String, String> extra = new LinkedHashMap<>();
+    /** The job's flags that were given, each with its option. */
+    Flags flags() {
+        return new Flags()
+                .with("--bootstrap", TrainingOptions.BOOTSTRAP, bootstrap)
+                .with("--topic", TrainingOptions.TOPIC, topic)
+                .with("--name", TrainingOptions.NAME, name)
+                .with("--model", TrainingOptions.MODEL, model)
+                .with("--batch-size", TrainingOptions.BATCH_SIZE, batchSize)
+                .with("--max-wait", TrainingOptions.MAX_WAIT, maxWait)
+                .with("--model-updates-topic", TrainingOptions.MODEL_UPDATES_TOPIC, modelUpdatesTopic)
+                .with("--dim", PsOptions.DIM, dim)
+                .with("--optimizer", PsOptions.OPTIMIZER, optimizer)
+                .with("--learning-rate", PsOptions.LEARNING_RATE, learningRate)
+                .with("--min-frequency", PsOptions.MIN_FREQUENCY, minFrequency)
+                .with("--row-ttl", PsOptions.ROW_TTL, rowTtl)
+                .with("--checkpoint-interval", CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
+    }
 
-    /** The job's configuration: the -D keys, overridden by the named options. */
-    Configuration configuration() {
-        Configuration conf = Configuration.fromMap(extra);
-        conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
-        conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, name);
-        conf.set(TrainingOptions.MODEL, model);
-        conf.set(TrainingOptions.BATCH_SIZE, batchSize);
-        conf.set(TrainingOptions.MAX_WAIT, maxWait);
-        conf.set(PsOptions.DIM, dim);
-        conf.set(PsOptions.OPTIMIZER, optimizer);
-        conf.set(PsOptions.MIN_FREQUENCY, minFrequency);
-        if (learningRate != null) {
-            conf.set(PsOptions.LEARNING_RATE, learningRate);
-        }
-        if (rowTtl != null) {
-            conf.set(PsOptions.ROW_TTL, rowTtl);
-        }
-        if (modelUpdatesTopic != null) {
-            conf.set(TrainingOptions.MODEL_UPDATES_TOPIC, modelUpdatesTopic);
+    /** The job's configuration from every source, with {@code commandFlags} among the flags; checked. */
+    Configuration configuration(Flags commandFlags, Consumer<String> warn) {
+        Configuration conf = sources.resolve(flags().with(commandFlags), warn);
+        if (conf.getOptional(TrainingOptions.TOPIC).isEmpty()) {
+            throw new IllegalArgumentException("no training topic: give --topic, or set " + TrainingOptions.TOPIC.key());
         }
         return conf;
     }

@@ -4,6 +4,7 @@ import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.ingest.synthetic.CriteoShaped;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.ingest.synthetic.SyntheticEvents;
 import io.streamtrain.ingest.synthetic.SyntheticIngest;
@@ -80,6 +81,12 @@ public final class IngestCommand implements Callable<Integer> {
     @Option(names = "--synthetic", paramLabel = "N",
             description = "Instead of --file: N examples drawn from a planted factorization machine.")
     Long synthetic;
+
+    @Option(names = "--synthetic-criteo", paramLabel = "N",
+            description = "Instead of --file: N lines shaped like the Criteo display-ads log (13 integer and 26"
+                    + " categorical columns, heavy-tailed values, missing values, click rate 0.2 from a planted FM),"
+                    + " ingested through the criteo format; for benchmarks.")
+    Long syntheticCriteo;
 
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
             description = "Seed of the planted model and of the draws (default: ${DEFAULT-VALUE}).")
@@ -172,7 +179,10 @@ public final class IngestCommand implements Callable<Integer> {
             if (syntheticEvents != null) {
                 return syntheticEvents(settings, out, err);
             }
-            if (synthetic != null) {
+            if (syntheticCriteo != null) {
+                err.printf("ingest: %d Criteo-shaped lines (seed %d, planted click rate %.2f)%n", syntheticCriteo, seed, CriteoShaped.CLICK_RATE);
+                stats = SyntheticIngest.ingestSyntheticCriteo(settings, new CriteoShaped(seed), syntheticCriteo, seed);
+            } else if (synthetic != null) {
                 PlantedFm model = new PlantedFm(seed);
                 Path truthFile = truth != null ? truth : Path.of(topic + ".truth.json");
                 model.writeTruth(truthFile);
@@ -232,9 +242,11 @@ public final class IngestCommand implements Callable<Integer> {
     }
 
     private void validate() {
-        int sources = (file != null ? 1 : 0) + (synthetic != null ? 1 : 0) + (syntheticEvents != null ? 1 : 0);
+        int sources = (file != null ? 1 : 0) + (synthetic != null ? 1 : 0) + (syntheticEvents != null ? 1 : 0)
+                + (syntheticCriteo != null ? 1 : 0);
         if (sources != 1) {
-            throw new ParameterException(spec.commandLine(), "give exactly one of --file FILE, --synthetic N and --synthetic-events N");
+            throw new ParameterException(spec.commandLine(),
+                    "give exactly one of --file FILE, --synthetic N, --synthetic-criteo N and --synthetic-events N");
         }
         if (syntheticEvents != null) {
             if (syntheticEvents < 0) {
@@ -247,7 +259,7 @@ public final class IngestCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--impressions and --clicks must differ");
             }
         } else if (topic == null) {
-            throw new ParameterException(spec.commandLine(), "--file and --synthetic need --topic");
+            throw new ParameterException(spec.commandLine(), "--file, --synthetic and --synthetic-criteo need --topic");
         }
         if (file != null && format == null) {
             throw new ParameterException(spec.commandLine(), "--file needs --format (libsvm, libffm, criteo, csv, jsonl or avazu)");
@@ -257,6 +269,9 @@ public final class IngestCommand implements Callable<Integer> {
         }
         if (mapping != null && (format == null || !format.isMapped())) {
             throw new ParameterException(spec.commandLine(), "--mapping applies to --format csv, jsonl and avazu");
+        }
+        if (syntheticCriteo != null && syntheticCriteo < 0) {
+            throw new ParameterException(spec.commandLine(), "--synthetic-criteo must be >= 0");
         }
         if (synthetic != null && synthetic < 0) {
             throw new ParameterException(spec.commandLine(), "--synthetic must be >= 0");

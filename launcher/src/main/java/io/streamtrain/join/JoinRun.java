@@ -5,6 +5,7 @@ import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.train.run.CheckpointedProgress;
 import io.streamtrain.train.run.JobEndedException;
+import io.streamtrain.train.RequiredFlinkSettings;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingOptions;
@@ -62,7 +63,7 @@ public final class JoinRun {
         c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
         c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
-        return JoinJob.withRequiredSettings(c);
+        return RequiredFlinkSettings.apply(c);
     }
 
     public static Summary run(Settings s) throws Exception {

@@ -145,6 +145,7 @@ public final class DashboardServer implements AutoCloseable {
         for (ReportWriter.Series s : ReportWriter.SERIES) {
             now.put(s.key(), orNull(s.key().equals("examples-per-second") ? run.recentRate(5) : run.last(s.value())));
         }
+        now.put("base-logloss", orNull(run.last(RunTimeline.Point::baseLogloss)));
         now.put("checkpoints", run.count(RunTimeline.Kind.CHECKPOINT));
         now.put("rescales", run.count(RunTimeline.Kind.RESCALE));
         now.put("recoveries", run.count(RunTimeline.Kind.RECOVERY));

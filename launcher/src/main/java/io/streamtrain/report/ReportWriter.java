@@ -1,5 +1,6 @@
 package io.streamtrain.report;
 
+import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,6 +61,12 @@ public final class ReportWriter {
         row(b, "seconds", Long.toString(run.seconds()));
         row(b, "last window AUC", num(run.last(RunTimeline.Point::auc), 4));
         row(b, "last window logloss", num(run.last(RunTimeline.Point::logloss), 4));
+        row(b, "last base-rate logloss", num(run.last(RunTimeline.Point::baseLogloss), 4));
+        String warning = ProgressiveValidation.worseThanBaseRate(
+                run.last(RunTimeline.Point::logloss), run.last(RunTimeline.Point::baseLogloss));
+        if (!warning.isEmpty()) {
+            b.append("<tr><th>warning</th><td id=\"warning\" style=\"color:#c00\">").append(escape(warning)).append("</td></tr>\n");
+        }
         row(b, "last staleness p99 ms", num(run.last(RunTimeline.Point::stalenessP99Ms), 0));
         row(b, "checkpoints", Long.toString(run.count(RunTimeline.Kind.CHECKPOINT)));
         row(b, "rescales", Long.toString(run.count(RunTimeline.Kind.RESCALE)));

@@ -1,6 +1,7 @@
 package io.streamtrain.report;
 
 import io.streamtrain.schema.TrainingMetrics;
+import io.streamtrain.train.worker.ProgressiveValidation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -25,7 +26,8 @@ import java.util.TreeMap;
  */
 public final class RunTimeline {
     /** One second of the run; NaN where nothing was reported. */
-    public record Point(long second, double examplesPerSecond, double lag, double auc, double logloss,
+    /** {@code baseLogloss}: the constant predictor's at the windows' positive rate (NaN if unknown). */
+    public record Point(long second, double examplesPerSecond, double lag, double auc, double logloss, double baseLogloss,
                         double stalenessP50Ms, double stalenessP99Ms) {}
 
     public enum Kind { CHECKPOINT, RESCALE, RECOVERY }
@@ -108,9 +110,11 @@ public final class RunTimeline {
             double windowed = 0;
             double auc = 0;
             double logloss = 0;
+            long positives = 0;
             for (TrainingMetrics w : lastWorker.values()) {
                 if (w.getWindowExamples() > 0 && Double.isFinite(w.getWindowAuc())) {
                     windowed += w.getWindowExamples();
+                    positives = positives < 0 || w.getWindowPositives() < 0 ? -1 : positives + w.getWindowPositives();
                     auc += w.getWindowAuc() * w.getWindowExamples();
                     logloss += w.getWindowLogloss() * w.getWindowExamples();
                 }
@@ -120,7 +124,7 @@ public final class RunTimeline {
             double p50 = stalenessBySubtask.values().stream().mapToDouble(v -> v[0]).max().orElse(Double.NaN);
             double p99 = stalenessBySubtask.values().stream().mapToDouble(v -> v[1]).max().orElse(Double.NaN);
             points.add(new Point(second, trained, lag, windowed > 0 ? auc / windowed : Double.NaN,
-                    windowed > 0 ? logloss / windowed : Double.NaN, p50, p99));
+                    windowed > 0 ? logloss / windowed : Double.NaN, ProgressiveValidation.baseLogloss(positives, (long) windowed), p50, p99));
         }
         return new RunTimeline(start, points, markers, examples);
     }

@@ -1,6 +1,6 @@
 package io.streamtrain.sql;
 
-import io.streamtrain.train.TrainingJob;
+import io.streamtrain.train.RequiredFlinkSettings;
 import java.net.URI;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
@@ -20,7 +20,7 @@ public final class Gateway implements AutoCloseable {
     private final SqlGateway gateway;
 
     public Gateway(URI flinkRest, String bindAddress, int port) throws Exception {
-        Configuration c = TrainingJob.withRequiredSettings(new Configuration());
+        Configuration c = RequiredFlinkSettings.apply(new Configuration());
         c.set(DeploymentOptions.TARGET, "remote");
         c.set(RestOptions.ADDRESS, flinkRest.getHost());
         c.set(RestOptions.PORT, flinkRest.getPort());

@@ -1,10 +1,12 @@
 package io.streamtrain.sql;
 
-import io.streamtrain.train.TrainingJob;
+import io.streamtrain.config.SettingsCheck;
+import io.streamtrain.train.RequiredFlinkSettings;
 import java.io.PrintStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.Configuration;
@@ -20,7 +22,7 @@ import org.apache.flink.util.CloseableIterator;
 
 /**
  * A streaming TableEnvironment that submits to a Flink cluster's REST endpoint, set up the way the
- * training loop needs it (retained RocksDB checkpoints: {@link TrainingJob#withRequiredSettings}),
+ * training loop needs it (retained RocksDB checkpoints: {@link RequiredFlinkSettings}),
  * with the streamtrain connector and STREAMTRAIN_PREDICT available. Runs statements one by one:
  * DDL and SET take effect, queries print their rows, INSERTs (and statement sets) are submitted
  * and their jobs returned.
@@ -33,7 +35,7 @@ public final class SqlSession {
     private final PrintStream out;
 
     public SqlSession(Configuration conf, URI rest, PrintStream out) {
-        Configuration c = TrainingJob.withRequiredSettings(conf);
+        Configuration c = RequiredFlinkSettings.apply(conf);
         c.set(DeploymentOptions.TARGET, "remote");
         c.set(RestOptions.ADDRESS, rest.getHost());
         c.set(RestOptions.PORT, rest.getPort());
@@ -51,11 +53,11 @@ public final class SqlSession {
         List<JobClient> jobs = new ArrayList<>();
         for (int i = 0; i < statements.size(); i++) {
             String statement = statements.get(i);
-            if (setOrReset(statement)) {
-                continue;
-            }
             TableResult result;
             try {
+                if (setOrReset(statement)) {
+                    continue;
+                }
                 result = tables.executeSql(statement);
             } catch (RuntimeException e) {
                 throw new SqlStatementException(i + 1, statement, e);
@@ -77,10 +79,13 @@ public final class SqlSession {
     /**
      * {@code SET 'key' = 'value'} and {@code RESET 'key'}: the SQL client's configuration
      * statements, which TableEnvironment leaves to its clients. They apply to the statements after them.
+     * A SET is checked as the command line's settings are: a bad value fails it.
      */
     private boolean setOrReset(String statement) {
         Matcher set = SET.matcher(statement);
         if (set.matches()) {
+            SettingsCheck.check(Map.of(unquote(set.group(1)), unquote(set.group(2)))).orThrow()
+                    .warnings().forEach(w -> out.println("sql: warning: " + w));
             tables.getConfig().getConfiguration().setString(unquote(set.group(1)), unquote(set.group(2)));
             out.println("sql: set " + unquote(set.group(1)) + " = " + unquote(set.group(2)));
             return true;

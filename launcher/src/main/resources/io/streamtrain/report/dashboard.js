@@ -3,7 +3,7 @@
 (function () {
   'use strict';
   var W = 760, H = 170, PAD = 40, SVG = 'http://www.w3.org/2000/svg';
-  var DECIMALS = {'auc': 4, 'logloss': 4};
+  var DECIMALS = {'auc': 4, 'logloss': 4, 'base-logloss': 4};
   var run = {startMs: null, points: [], markers: []};
   var charts = null;
   var updates = 0;

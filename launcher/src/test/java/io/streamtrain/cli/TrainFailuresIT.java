@@ -59,8 +59,18 @@ class TrainFailuresIT {
         assertFalse(report.contains("null"), report);
         assertTrue(damaged.seconds() < 60, "fails before a job restarts into it: " + damaged.seconds() + " s");
 
+        Path out = dir.resolve("rows.jsonl");
+        CliRun export = CliRun.of("export", "--checkpoint", checkpoints.toString(), "--out", out.toString());
+        assertEquals(1, export.exitCode(), export.err());
+        String exportReport = errorLine(export.err());
+        assertTrue(exportReport.contains(metadata + " cannot be read") && exportReport.contains("--savepoint " + retained.get(1)),
+                exportReport);
+        assertFalse(exportReport.contains("null"), exportReport);
+        assertFalse(Files.exists(out), "no empty output file");
+
+        // Two new ones: a _metadata is on disk a moment before the JobManager counts its checkpoint complete.
         CliRun older = CliRun.start(train(topic, checkpoints, "--from-checkpoint", retained.get(1).toString()))
-                .awaitCheckpoints(checkpoints, retained.size() + 1).stop();
+                .awaitCheckpoints(checkpoints, retained.size() + 2).stop();
         assertEquals(0, older.exitCode(), older.err());
         assertTrue(LatestCheckpoint.find(checkpoints).orElseThrow().startsWith(checkpoints.toAbsolutePath()), "trained on");
     }

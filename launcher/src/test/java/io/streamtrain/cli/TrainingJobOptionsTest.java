@@ -2,6 +2,7 @@ package io.streamtrain.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
@@ -31,7 +32,7 @@ class TrainingJobOptionsTest {
                 TrainingOptions.MODEL_UPDATES_TOPIC, PsOptions.OPTIMIZER)) {
             assertEquals(t.get(option), b.get(option), option.key());
         }
-        assertEquals("lr", b.get(TrainingOptions.MODEL));
+        assertEquals(ModelKind.LR, b.get(TrainingOptions.MODEL));
         assertEquals("clicks.updates", b.get(TrainingOptions.MODEL_UPDATES_TOPIC));
         assertEquals(4, b.get(PsOptions.DIM));
         assertEquals(256, b.get(TrainingOptions.BATCH_SIZE));

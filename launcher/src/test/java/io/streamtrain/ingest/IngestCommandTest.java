@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtrain.ingest.format.CriteoParser;
 import io.streamtrain.ingest.format.FeatureHashing;
 import io.streamtrain.ingest.format.InputLines;
 import io.streamtrain.ingest.format.LineFormat;
@@ -225,6 +226,28 @@ class IngestCommandTest {
             assertEquals(PlantedFm.DEFAULT_FIELDS, e.getFeatures().size());
             assertEquals(fresh.predict(e), planted.predict(e));
         }
+    }
+
+    @Test
+    void syntheticCriteoWritesCriteoShapedExamplesThroughTheCriteoParser() throws Exception {
+        String topic = "ingest-synthetic-criteo";
+        Result r = run("--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--synthetic-criteo", "200", "--seed", "4");
+        assertEquals(0, r.exitCode, r.err);
+        Matcher m = SUMMARY.matcher(r.out.strip());
+        assertTrue(m.matches(), r.out);
+        assertEquals("200", m.group(1));
+        assertEquals("0", m.group(2));
+        AvroCodec<Example> codec = AvroCodec.of(Example.class);
+        List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(topic, false, Duration.ofSeconds(10));
+        assertEquals(200, records.size());
+        long fields = 0;
+        for (ConsumerRecord<byte[], byte[]> rec : records) {
+            Example e = codec.decode(rec.value());
+            assertTrue(e.getId().startsWith("synthetic-criteo-4:"), e.getId());
+            assertTrue(e.getFeatures().stream().allMatch(f -> f.getField() < CriteoParser.COLUMNS - 1), "Criteo's 39 fields");
+            fields += e.getFeatures().size();
+        }
+        assertTrue(fields < 200L * 39 && fields > 200L * 28, "some values missing: " + fields);
     }
 
     @Test

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.streamtrain.ingest.IngestSettings;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.ingest.synthetic.SyntheticIngest;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.schema.TrainingMetrics;
 import io.streamtrain.testing.KafkaFixture;
@@ -92,7 +93,7 @@ class DashboardIT {
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
         conf.set(TrainingOptions.BATCH_SIZE, 256);
         conf.set(TrainingOptions.VALIDATION_WINDOW, 2000);
         conf.set(PsOptions.DIM, 4);

@@ -40,6 +40,8 @@ class ReportCommandTest {
         assertTrue(html.contains("<tr><th>rescales</th><td>1</td></tr>"), html);
         assertTrue(html.contains("<tr><th>recoveries</th><td>1</td></tr>"), html);
         assertTrue(html.contains("<tr><th>last staleness p99 ms</th><td>120</td></tr>"), html);
+        assertTrue(html.contains("<tr><th>last base-rate logloss</th><td>0.5004</td></tr>"), html);
+        assertTrue(html.contains("<td id=\"warning\" style=\"color:#c00\">window logloss 0.6765 is above the base-rate predictor's 0.5004"), html);
         assertEquals(5, html.split("<polyline", -1).length - 1, "one curve per series");
         assertTrue(html.contains("class=\"recovery\""), "the recovery is marked on the charts");
         assertTrue(!html.contains("<script") && !html.contains("http"), "self-contained: no scripts, no external assets");

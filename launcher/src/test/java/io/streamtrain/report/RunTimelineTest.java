@@ -17,7 +17,8 @@ class RunTimelineTest {
         return TrainingMetrics.newBuilder().setTime(Instant.ofEpochMilli(T0 + ms)).setSubtask(subtask).setAttempt(attempt)
                 .setExamples(examples).setWindowExamples(window).setWindowAuc(auc).setWindowLogloss(logloss)
                 .setOperator("worker").setParallelism(parallelism).setRestoredCheckpoint(restored)
-                .setCompletedCheckpoint(completed).setStalenessP50Ms(null).setStalenessP99Ms(null).setLag(-1).build();
+                .setCompletedCheckpoint(completed).setStalenessP50Ms(null).setStalenessP99Ms(null).setLag(-1)
+                .setWindowPositives(window / 5).build();
     }
 
     static TrainingMetrics other(String operator, long ms, int subtask, int parallelism, Double p99, long lag) {
@@ -62,6 +63,17 @@ class RunTimelineTest {
         assertEquals(120, first.stalenessP99Ms());
         assertEquals(60, first.stalenessP50Ms());
         assertTrue(Double.isNaN(RunTimeline.of(run()).points().get(0).auc()), "no window yet");
+    }
+
+    @Test
+    void baseLoglossIsTheConstantPredictorsAtTheWindowsPositiveRate() {
+        RunTimeline.Point third = RunTimeline.of(run()).points().get(3);
+        double rate = (300 / 5 + 100 / 5) / 400.0;
+        assertEquals(-(rate * Math.log(rate) + (1 - rate) * Math.log(1 - rate)), third.baseLogloss(), 1e-12);
+        TrainingMetrics firstVersion = worker(1_000, 0, 0, 1, 1_000, 500, 0.70, 0.60, -1, 1);
+        firstVersion.setWindowPositives(-1L); // a record of the first schema version
+        assertTrue(RunTimeline.of(List.of(firstVersion)).points().stream().allMatch(p -> Double.isNaN(p.baseLogloss())),
+                "unknown without positives");
     }
 
     @Test

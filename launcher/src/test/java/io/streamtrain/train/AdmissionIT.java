@@ -6,7 +6,9 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
@@ -49,9 +51,9 @@ class AdmissionIT {
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "lr");
+        conf.set(TrainingOptions.MODEL, ModelKind.LR);
         conf.set(TrainingOptions.BATCH_SIZE, 2); // many batches, so occurrences arrive over many pushes
-        conf.set(PsOptions.OPTIMIZER, "count");
+        conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
         conf.set(PsOptions.MIN_FREQUENCY, 3);
         TrainingRun.run(new TrainingRun.Settings(conf, checkpoints, 1, Duration.ofMillis(500), Duration.ofSeconds(3), false, System.err));
 

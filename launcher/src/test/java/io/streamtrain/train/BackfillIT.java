@@ -8,7 +8,9 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.testing.KafkaFixture;
@@ -156,11 +158,11 @@ class BackfillIT {
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
         conf.set(TrainingOptions.BATCH_SIZE, 64);
         conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
         conf.set(PsOptions.DIM, 4);
-        conf.set(PsOptions.OPTIMIZER, "count");
+        conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
         return new TrainingRun.Settings(conf, checkpoints, 2, Duration.ofMillis(500), untilIdle, true, System.err);
     }
 }

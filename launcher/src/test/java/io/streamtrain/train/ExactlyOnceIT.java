@@ -9,7 +9,9 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.FeatureKey;
@@ -106,13 +108,13 @@ class ExactlyOnceIT {
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
         conf.set(TrainingOptions.BATCH_SIZE, 64);
         conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
         conf.set(TrainingOptions.INJECT_FAILURE_AFTER, failAfter);
         conf.set(TrainingOptions.MODEL_UPDATES_TOPIC, topic + ".updates");
         conf.set(PsOptions.DIM, 4);
-        conf.set(PsOptions.OPTIMIZER, "count");
+        conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
         // Far fewer than the ~1,200 rows: rows leave the PS's row cache all the time, new rows a
         // pull drew among them (the push then draws them again), and no count may depend on it.
         conf.set(PsOptions.ROW_CACHE_ROWS, 100);

@@ -13,6 +13,7 @@ import io.streamtrain.ingest.synthetic.SyntheticIngest;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
@@ -59,7 +60,7 @@ class LearningIT {
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
         conf.set(PsOptions.DIM, 4);
         conf.set(PsOptions.LEARNING_RATE, 0.1);
         conf.set(TrainingOptions.BATCH_SIZE, 1024);
@@ -73,7 +74,7 @@ class LearningIT {
         assertTrue(job.learnedLogloss() < 0.56, "and does not diverge: " + job);
 
         // The job's LR against a converged batch learner: LR trained to convergence (10 epochs) on the same data.
-        conf.set(TrainingOptions.MODEL, "lr");
+        conf.set(TrainingOptions.MODEL, ModelKind.LR);
         conf.set(TrainingOptions.NAME, topic + "-lr");
         Path lrCheckpoints = checkpoints.resolveSibling(checkpoints.getFileName() + "-lr");
         TrainingRun.run(new TrainingRun.Settings(conf, lrCheckpoints, 2, Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
@@ -125,7 +126,7 @@ class LearningIT {
     private static SequentialTrainer sequential(String model, List<Example> data) {
         ModelKind kind = ModelKind.parse(model);
         SequentialTrainer t = new SequentialTrainer(kind.create(4),
-                new OptimizerConfig("adagrad", 0.2, 1e-5, 0, 1, 0.1).create(),
+                new OptimizerConfig(OptimizerKind.ADAGRAD, 0.2, 1e-5, 0, 1, 0.1).create(),
                 new RowInitializer(kind.rowWidth(4), 0.05, 17));
         t.train(data, 256);
         return t;

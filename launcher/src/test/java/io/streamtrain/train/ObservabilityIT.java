@@ -3,6 +3,7 @@ package io.streamtrain.train;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.run.Prometheus;
@@ -80,7 +81,7 @@ class ObservabilityIT {
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "fm");
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
         conf.set(TrainingOptions.BATCH_SIZE, 256);
         conf.set(TrainingOptions.VALIDATION_WINDOW, 2000);
         conf.set(PsOptions.DIM, 4);

@@ -3,7 +3,9 @@ package io.streamtrain.train;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.streamtrain.export.ExportedRow;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
@@ -85,11 +87,11 @@ public final class TestExamples {
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, "lr");
+        conf.set(TrainingOptions.MODEL, ModelKind.LR);
         conf.set(TrainingOptions.BATCH_SIZE, 64);
         conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
         conf.set(PsOptions.DIM, 1);
-        conf.set(PsOptions.OPTIMIZER, "count");
+        conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
         return conf;
     }
 

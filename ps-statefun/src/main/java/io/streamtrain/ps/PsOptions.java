@@ -1,6 +1,13 @@
 package io.streamtrain.ps;
 
+import static io.streamtrain.options.OptionRule.above;
+import static io.streamtrain.options.OptionRule.atLeast;
+import static io.streamtrain.options.OptionRule.atLeastBelow;
+
+import io.streamtrain.options.OptionRule;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -8,15 +15,11 @@ import org.apache.flink.configuration.ConfigOptions;
 public final class PsOptions {
     private PsOptions() {}
 
-    public static final ConfigOption<String> OPTIMIZER =
+    public static final ConfigOption<OptimizerKind> OPTIMIZER =
             ConfigOptions.key("streamtrain.ps.optimizer")
-                    .stringType()
-                    .defaultValue("adagrad")
-                    .withDescription(
-                            "Row optimizer: sgd, adagrad, rowwise-adagrad (one accumulator for the"
-                                    + " embedding, one for the linear weight: rows a third smaller), ftrl"
-                                    + " (FTRL-Proximal on the linear weight, Adagrad on the embedding) or count"
-                                    + " (adds each occurrence to weight 0: the exactly-once oracle).");
+                    .enumType(OptimizerKind.class)
+                    .defaultValue(OptimizerKind.ADAGRAD)
+                    .withDescription("Row optimizer.");
 
     public static final ConfigOption<Integer> DIM =
             ConfigOptions.key("streamtrain.ps.dim")
@@ -27,8 +30,12 @@ public final class PsOptions {
     public static final ConfigOption<Double> LEARNING_RATE =
             ConfigOptions.key("streamtrain.ps.learning-rate")
                     .doubleType()
-                    .defaultValue(0.1)
-                    .withDescription("Step size (alpha for FTRL).");
+                    .defaultValue(0.05)
+                    .withDescription(
+                            "Step size (alpha for FTRL). Adagrad moves every touched coordinate by up to about"
+                                    + " this much per batch, so a logit moves by the number of fields times it, and an"
+                                    + " FM's pairwise term by its square: 0.1 diverged an FM on Criteo's 39 fields;"
+                                    + " see docs/benchmarks.md.");
 
     public static final ConfigOption<Double> L2 =
             ConfigOptions.key("streamtrain.ps.l2")
@@ -51,14 +58,20 @@ public final class PsOptions {
     public static final ConfigOption<Double> ADAGRAD_INITIAL_ACCUMULATOR =
             ConfigOptions.key("streamtrain.ps.adagrad.initial-accumulator")
                     .doubleType()
-                    .defaultValue(0.1)
-                    .withDescription("Starting value of Adagrad's squared-gradient accumulator.");
+                    .defaultValue(10.0)
+                    .withDescription(
+                            "Starting value of Adagrad's squared-gradient accumulator. While a coordinate's summed"
+                                    + " squared gradients are below it, its step follows the gradient's size (as in SGD)"
+                                    + " rather than its sign: a row's first batches, and rare features, do not all jump"
+                                    + " by the full step at once.");
 
     public static final ConfigOption<Double> INIT_STDDEV =
             ConfigOptions.key("streamtrain.ps.init-stddev")
                     .doubleType()
-                    .defaultValue(0.05)
-                    .withDescription("Std-dev of the deterministic Gaussian initialisation of embedding entries.");
+                    .defaultValue(0.01)
+                    .withDescription(
+                            "Std-dev of the deterministic Gaussian initialisation of embedding entries. The initial"
+                                    + " pairwise term's spread grows with the number of field pairs (741 for 39 fields).");
 
     public static final ConfigOption<Long> INIT_SEED =
             ConfigOptions.key("streamtrain.ps.init-seed")
@@ -114,4 +127,19 @@ public final class PsOptions {
                                     + " RocksDB, in sorted batches looked for every half of it; until then every checkpoint"
                                     + " copies it into the parameter server's operator state. Longer: fewer writes of rows"
                                     + " that change again, larger checkpoint copies (each a pause of the PS).");
+
+    /** What the options accept beyond their types. */
+    public static final List<OptionRule<?>> RULES = List.of(
+            atLeast(DIM, 0),
+            above(LEARNING_RATE, 0.0),
+            atLeast(L2, 0.0),
+            atLeast(L1, 0.0),
+            atLeast(FTRL_BETA, 0.0),
+            above(ADAGRAD_INITIAL_ACCUMULATOR, 0.0),
+            atLeast(INIT_STDDEV, 0.0),
+            atLeast(MIN_FREQUENCY, 1),
+            above(ROW_TTL, Duration.ZERO),
+            atLeastBelow(ROW_CACHE_HEAP_FRACTION, 0.0, 1.0),
+            atLeast(ROW_CACHE_ROWS, 0),
+            above(QUIET_WRITE_BACK, Duration.ZERO));
 }

@@ -9,6 +9,7 @@ import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.FeatureKey;
 import java.time.Duration;
@@ -230,7 +231,7 @@ class ParameterServerTest {
 
     private static KeyedTwoInputStreamOperatorTestHarness<Integer, PullRequest, Push, PulledRows> ps(
             Settings s, int parallelism, int subtask, OperatorSubtaskState restored) throws Exception {
-        ParameterServer server = new ParameterServer(new OptimizerConfig("count", 0.1, 0, 0, 1, 0.1), INITIALIZER,
+        ParameterServer server = new ParameterServer(new OptimizerConfig(OptimizerKind.COUNT, 0.1, 0, 0, 1, 0.1), INITIALIZER,
                 s.minFrequency(), s.ttl(), s.publish(), new RowCacheSize(s.cacheRows(), 0.0), s.quietWriteBack());
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(new ParameterServerOperator(server),
                 (PullRequest p) -> KEY_GROUPS.keyOf(p.keyGroup), (Push p) -> KEY_GROUPS.keyOf(p.keyGroup),

@@ -132,6 +132,11 @@ public final class PlantedFm {
         for (int s = 0; s < n; s++) {
             logits[s] = linear[s] * a + pairwise[s] * c * c;
         }
+        return biasFor(logits, positiveRate);
+    }
+
+    /** The bias b for which the mean of sigmoid(b + logit) over {@code logits} is {@code rate} (bisection). */
+    static double biasFor(double[] logits, double rate) {
         double lo = -20;
         double hi = 20;
         for (int it = 0; it < 60; it++) {
@@ -140,7 +145,7 @@ public final class PlantedFm {
             for (double l : logits) {
                 mean += sigmoid(mid + l);
             }
-            if (mean / n < positiveRate) {
+            if (mean / logits.length < rate) {
                 lo = mid;
             } else {
                 hi = mid;
@@ -241,7 +246,7 @@ public final class PlantedFm {
         return sum;
     }
 
-    private static double std(double[] xs) {
+    static double std(double[] xs) {
         double mean = 0;
         for (double x : xs) {
             mean += x;

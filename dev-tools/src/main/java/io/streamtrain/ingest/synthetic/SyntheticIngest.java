@@ -3,9 +3,16 @@ package io.streamtrain.ingest.synthetic;
 import io.streamtrain.ingest.IngestSettings;
 import io.streamtrain.ingest.IngestStats;
 import io.streamtrain.ingest.Ingestor;
+import io.streamtrain.ingest.format.CriteoParser;
+import io.streamtrain.ingest.format.InputLines;
+import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Click;
 import io.streamtrain.schema.Impression;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -31,6 +38,26 @@ public final class SyntheticIngest {
             }
             return run.finish();
         }
+    }
+
+    /**
+     * Ingests {@code n} Criteo-shaped lines (drawn with {@code new Random(seed ^ mix)}) through the
+     * Criteo parser, as {@code ingest --format criteo} would a file of them.
+     */
+    public static IngestStats ingestSyntheticCriteo(IngestSettings settings, CriteoShaped lines, long n, long seed) {
+        String source = "synthetic-criteo-" + seed;
+        InputLines input = new InputLines(ascii(new BufferedReader(lines.lines(n, seed ^ DATA_SEED_MIX), 1 << 16)));
+        return Ingestor.ingestLines(settings, input, source, new CriteoParser(ParseOptions.defaults(source)));
+    }
+
+    /** The generator writes ASCII only, so each char is one byte. */
+    private static InputStream ascii(Reader reader) {
+        return new InputStream() {
+            @Override
+            public int read() throws IOException {
+                return reader.read();
+            }
+        };
     }
 
     /**

@@ -53,8 +53,10 @@ final class AppliedNoticeFeed implements AutoCloseable {
      */
     static AppliedNoticeFeed start(KafkaConnection kafka, String topic, MailboxExecutor mailbox, Runnable onNotices,
                                    String threadName) {
+        // A fetch returns as soon as a notice is there; while none is, the broker holds it for the
+        // poll's length rather than this thread asking again every few milliseconds.
         KafkaConsumer<byte[], byte[]> consumer = kafka.client()
-                .withDefault(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5)
+                .withDefault(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) POLL_TIMEOUT.toMillis())
                 .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits")
                 .consumer();
         try {

@@ -4,18 +4,18 @@ import java.io.Serializable;
 
 /**
  * Where a partition's batches close, by the two rules a replay reproduces, both pure functions of
- * the record sequence: a batch closes when it reaches the batch size, or before a record whose
+ * the record sequence: a batch closes when it reaches its size (by its sequence number, {@link BatchSizeRamp}), or before a record whose
  * timestamp is more than max-wait after the batch's first record's. (The third rule, closing an
  * idle batch by wall-clock time, is not a function of the records: see {@link SealProtocol}.)
  */
 final class BatchCutter implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    private final int batchSize;
+    private final BatchSizeRamp batchSizes;
     private final long maxWaitMs;
 
-    BatchCutter(int batchSize, long maxWaitMs) {
-        this.batchSize = batchSize;
+    BatchCutter(BatchSizeRamp batchSizes, long maxWaitMs) {
+        this.batchSizes = batchSizes;
         this.maxWaitMs = maxWaitMs;
     }
 
@@ -26,11 +26,12 @@ final class BatchCutter implements Serializable {
 
     /** The batch closes with the record just added. */
     boolean isFull(OpenBatch batch) {
-        return batch.size() >= batchSize;
+        return batch.size() >= batchSizes.sizeOf(batch.nextSeq());
     }
 
-    int batchSize() {
-        return batchSize;
+    /** The size batches grow to, for sizing their buffers. */
+    int fullBatchSize() {
+        return batchSizes.full();
     }
 
     long maxWaitMs() {

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>records past a backfill's range and repeated deliveries are dropped;</li>
  *   <li>a record that cannot be trained on goes to the dead letters ({@link Rejections});</li>
- *   <li>it joins its partition's open batch ({@link OpenBatches}), which closes by count and record
- *       time ({@link BatchCutter}), or is held while that batch is sealed ({@link SealProtocol});</li>
+ *   <li>it joins its partition's open batch ({@link OpenBatches}), which closes by count ({@link BatchSizeRamp}: smaller for a partition's first
+ *       batches) and record time ({@link BatchCutter}), or is held while that batch is sealed ({@link SealProtocol});</li>
  *   <li>a closed batch goes out once flow control has a credit for it ({@link BatchEmitter}).</li>
  * </ol>
  * A processing-time timer per partition closes an idle batch through the seal protocol.
@@ -63,9 +63,9 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
      */
     private transient long recordsAwaitingBatch;
 
-    public MiniBatcher(KeyGroups keyGroups, int batchSize, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
+    public MiniBatcher(KeyGroups keyGroups, BatchSizeRamp batchSizes, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
                        String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits) {
-        this.cutter = new BatchCutter(batchSize, maxWaitMs);
+        this.cutter = new BatchCutter(batchSizes, maxWaitMs);
         this.validator = validator;
         this.tail = tail;
         this.failure = new FailureInjection(injectFailureAfter);
@@ -98,7 +98,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         reporter.open(getRuntimeContext().getTaskInfo(), group, task.time());
         emitter.open(group, task);
         seals.open(getRuntimeContext());
-        batches = new OpenBatches(getRuntimeContext(), reporter.lag(), cutter.batchSize());
+        batches = new OpenBatches(getRuntimeContext(), reporter.lag(), cutter.fullBatchSize());
     }
 
     @Override

@@ -102,6 +102,11 @@ final class OpenBatch {
         dirty = true;
     }
 
+    /** The sequence number this batch will take when it closes. */
+    long nextSeq() {
+        return meta.nextSeq;
+    }
+
     /** The batch's sequence number, which the next one gets one higher. */
     long takeSeq() {
         dirty = true;

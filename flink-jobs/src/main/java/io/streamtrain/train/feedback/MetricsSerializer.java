@@ -37,6 +37,7 @@ public class MetricsSerializer implements KafkaRecordSerializationSchema<WindowR
                 .setStalenessP50Ms(Double.isNaN(w.stalenessP50Ms) ? null : w.stalenessP50Ms)
                 .setStalenessP99Ms(Double.isNaN(w.stalenessP99Ms) ? null : w.stalenessP99Ms)
                 .setLag(w.lag)
+                .setWindowPositives(w.windowPositives)
                 .build()));
     }
 }

@@ -3,7 +3,8 @@ package io.streamtrain.train.worker;
 /**
  * Logloss and AUC of predictions made before learning (progressive validation), over a sliding
  * window of the last {@code window} examples. AUC comes from a histogram of scores in fixed bins
- * (ties inside a bin count one half), so an update is O(1) and a read O(bins).
+ * (ties inside a bin count one half), so an update is O(1) and a read O(bins). {@link #baseLogloss}
+ * is the yardstick for the logloss.
  */
 public final class ProgressiveValidation {
     private static final int BINS = 4096;
@@ -49,6 +50,40 @@ public final class ProgressiveValidation {
 
     public double logloss() {
         return filled == 0 ? Double.NaN : lossSum / filled;
+    }
+
+    /** Positive labels among the window's examples. */
+    public long positives() {
+        long n = 0;
+        for (long p : pos) {
+            n += p;
+        }
+        return n;
+    }
+
+    /**
+     * Logloss of the constant predictor that knows the window's positive rate: a model whose window
+     * logloss is above it predicts worse than the base rate (miscalibrated or diverged). NaN for an
+     * empty window.
+     */
+    public static double baseLogloss(long positives, long examples) {
+        if (examples <= 0 || positives < 0) {
+            return Double.NaN;
+        }
+        double rate = (double) positives / examples;
+        return rate <= 0 || rate >= 1 ? 0 : -(rate * Math.log(rate) + (1 - rate) * Math.log(1 - rate));
+    }
+
+    /** The warning progress lines, summaries and reports show when {@code logloss} is above {@code base}; empty otherwise. */
+    public static String worseThanBaseRate(double logloss, double base) {
+        return logloss > base
+                ? String.format(java.util.Locale.ROOT,
+                        "window logloss %.4f is above the base-rate predictor's %.4f: the model predicts worse than a constant", logloss, base)
+                : "";
+    }
+
+    public double baseLogloss() {
+        return baseLogloss(positives(), filled);
     }
 
     public double auc() {

@@ -21,6 +21,7 @@ public class WindowReport {
     public long windowExamples;
     public double windowAuc;
     public double windowLogloss;
+    public long windowPositives = -1;
     public long restoredCheckpoint = -1;
     public long completedCheckpoint = -1;
     public double stalenessP50Ms = Double.NaN;

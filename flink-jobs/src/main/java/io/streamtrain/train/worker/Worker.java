@@ -70,6 +70,7 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
         examplesPerSecond = group.meter("examplesPerSecond", new MeterView(examplesCounter));
         group.gauge("windowAuc", (Gauge<Double>) validation::auc);
         group.gauge("windowLogloss", (Gauge<Double>) validation::logloss);
+        group.gauge("windowBaseLogloss", (Gauge<Double>) validation::baseLogloss);
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
         group.gauge("parallelism", (Gauge<Integer>) () -> parallelism);
     }
@@ -174,6 +175,7 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
         report.windowExamples = validation.size();
         report.windowAuc = validation.auc();
         report.windowLogloss = validation.logloss();
+        report.windowPositives = validation.positives();
         report.parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
         report.restoredCheckpoint = restoredCheckpoint;
         report.completedCheckpoint = completedCheckpoint;

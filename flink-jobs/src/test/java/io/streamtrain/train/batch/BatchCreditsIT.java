@@ -124,7 +124,7 @@ class BatchCreditsIT {
             KafkaConnection connection = kafka.connection();
             credits = new BatchCredits(connection, applied, maxInFlight, CREDIT_WAIT_MS);
             // A max-wait far beyond the test's processing time: no idle check interferes.
-            harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, 1, 1_000_000, new ExampleValidator(100), 0,
+            harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, BatchSizeRamp.constant(1), 1_000_000, new ExampleValidator(100), 0,
                     examples, new PartitionTail(connection), new PartitionLag(connection, examples), credits), 1, 0, null, 0);
         }
 

@@ -187,7 +187,7 @@ class MiniBatcherHarnessIT {
     private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
             int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint) throws Exception {
         KafkaConnection connection = kafka.connection();
-        var batcher = new MiniBatcher(KEY_GROUPS, batchSize, MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
+        var batcher = new MiniBatcher(KEY_GROUPS, BatchSizeRamp.constant(batchSize), MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
                 new PartitionTail(connection), new PartitionLag(connection, topic),
                 new BatchCredits(connection, topic("applied"), 0, 20));
         return BatcherHarness.open(batcher, parallelism, subtask, restored, restoredCheckpoint);

@@ -1,6 +1,7 @@
 package io.streamtrain.train.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -41,5 +42,22 @@ class ProgressiveValidationTest {
         ProgressiveValidation pv = new ProgressiveValidation(10);
         pv.add(0.3, true);
         assertEquals(Double.NaN, pv.auc());
+    }
+
+    @Test
+    void baseLoglossIsTheConstantPredictorsAtTheWindowsPositiveRate() {
+        ProgressiveValidation pv = new ProgressiveValidation(4);
+        pv.add(0.9, true); // slides out of the window below
+        for (int i = 0; i < 3; i++) {
+            pv.add(0.5, false);
+        }
+        pv.add(0.5, true);
+        assertEquals(1, pv.positives());
+        assertEquals(-(0.25 * Math.log(0.25) + 0.75 * Math.log(0.75)), pv.baseLogloss(), 1e-12);
+        assertEquals(Math.log(2), pv.logloss(), 1e-12, "predicting 0.5 throughout");
+        assertTrue(!ProgressiveValidation.worseThanBaseRate(pv.logloss(), pv.baseLogloss()).isEmpty(), "0.69 > 0.56: worse than the base rate");
+        assertTrue(ProgressiveValidation.worseThanBaseRate(0.5, pv.baseLogloss()).isEmpty());
+        assertEquals(0.0, ProgressiveValidation.baseLogloss(0, 10), "one class only: a constant is perfect");
+        assertTrue(Double.isNaN(ProgressiveValidation.baseLogloss(-1, 10)), "unknown positives");
     }
 }

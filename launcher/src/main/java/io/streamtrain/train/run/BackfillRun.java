@@ -6,6 +6,7 @@ import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -112,9 +113,12 @@ public final class BackfillRun {
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
-                summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], cps.completed(), restarts,
+                summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], window[2], cps.completed(), restarts,
                         loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
+        }
+        if (summary != null && !summary.warning().isEmpty()) {
+            out.println("backfill: " + summary.warning());
         }
         // The savepoint is self-contained; the run's checkpoints go once Flink has stopped using them.
         ScratchDirectory.deleteRecursively(checkpoints);
@@ -128,9 +132,10 @@ public final class BackfillRun {
         double eta = rate > 0 ? (total - done) / rate : Double.NaN;
         double[] window = metrics.window();
         return String.format(Locale.ROOT,
-                "backfill: t=%.0fs done=%d/%d (%.1f%%) rate=%.0f/s eta=%s feedback_lag=%d window_auc=%.4f window_logloss=%.4f",
+                "backfill: t=%.0fs done=%d/%d (%.1f%%) rate=%.0f/s eta=%s feedback_lag=%d window_auc=%.4f window_logloss=%.4f base_logloss=%.4f%s",
                 seconds, done, total, 100.0 * done / Math.max(1, total), rate,
-                Double.isNaN(eta) ? "?" : String.format(Locale.ROOT, "%.0fs", eta), w.feedbackLag(), window[0], window[1]);
+                Double.isNaN(eta) ? "?" : String.format(Locale.ROOT, "%.0fs", eta), w.feedbackLag(), window[0], window[1], window[2],
+                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate");
     }
 
 }

@@ -3,6 +3,7 @@ package io.streamtrain.train.run;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.schema.TrainingMetrics;
 import io.streamtrain.schema.TrainingMetricsCodec;
+import io.streamtrain.train.worker.ProgressiveValidation;
 import io.streamtrain.train.worker.WindowReport;
 import java.time.Duration;
 import java.util.HashMap;
@@ -60,11 +61,15 @@ public final class MetricsFollower implements AutoCloseable {
         }
     }
 
-    /** Window AUC and logloss over all subtasks, weighted by their window sizes; NaN before any report. */
+    /**
+     * Window AUC, logloss and the base-rate predictor's logloss over all subtasks, weighted by their
+     * window sizes; NaN before any report.
+     */
     public double[] window() {
         double auc = 0;
         double logloss = 0;
         double weight = 0;
+        long positives = 0;
         synchronized (latest) {
             for (TrainingMetrics m : latest.values()) {
                 double w = m.getWindowExamples();
@@ -72,10 +77,12 @@ public final class MetricsFollower implements AutoCloseable {
                     auc += w * m.getWindowAuc();
                     logloss += w * m.getWindowLogloss();
                     weight += w;
+                    positives = positives < 0 || m.getWindowPositives() < 0 ? -1 : positives + m.getWindowPositives();
                 }
             }
         }
-        return weight == 0 ? new double[] {Double.NaN, Double.NaN} : new double[] {auc / weight, logloss / weight};
+        return weight == 0 ? new double[] {Double.NaN, Double.NaN, Double.NaN}
+                : new double[] {auc / weight, logloss / weight, ProgressiveValidation.baseLogloss(positives, (long) weight)};
     }
 
     @Override

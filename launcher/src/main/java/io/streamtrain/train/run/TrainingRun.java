@@ -7,10 +7,12 @@ import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.RequiredFlinkSettings;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.export.CheckpointFiles;
 import java.io.IOException;
+import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,7 +91,7 @@ public final class TrainingRun {
             c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
         }
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
-        return TrainingJob.withRequiredSettings(c);
+        return RequiredFlinkSettings.apply(c);
     }
 
     public static TrainingSummary run(Settings s) throws Exception {
@@ -177,9 +179,13 @@ public final class TrainingRun {
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
-                return new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
-                        window[0], window[1], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
+                TrainingSummary summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
+                        window[0], window[1], window[2], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
+                if (!summary.warning().isEmpty()) {
+                    out.println("train: " + summary.warning());
+                }
+                return summary;
             }
         }
     }
@@ -228,14 +234,11 @@ public final class TrainingRun {
     }
 
     private static Map<TopicPartition, Long> freshStart(KafkaProgress kafka, Configuration conf, String topic) throws Exception {
-        switch (conf.get(TrainingOptions.START_FROM)) {
-            case "latest":
-                return kafka.endOffsets(topic);
-            case "committed":
-                return withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
-            default:
-                return kafka.startOffsets(topic);
-        }
+        return switch (conf.get(TrainingOptions.START_FROM)) {
+            case LATEST -> kafka.endOffsets(topic);
+            case COMMITTED -> withFloor(kafka.committed(TrainingOptions.examplesGroup(conf), topic), kafka.startOffsets(topic));
+            case EARLIEST -> kafka.startOffsets(topic);
+        };
     }
 
     private static Map<TopicPartition, Long> withFloor(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> floor) {
@@ -265,8 +268,9 @@ public final class TrainingRun {
         }
         return String.format(Locale.ROOT,
                 "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f"
-                        + " checkpoints=%d restarts=%d parallelism=%d",
+                        + " base_logloss=%.4f checkpoints=%d restarts=%d parallelism=%d%s",
                 seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
-                window[0], window[1], checkpoints, restarts, parallelism);
+                window[0], window[1], window[2], checkpoints, restarts, parallelism,
+                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate");
     }
 }

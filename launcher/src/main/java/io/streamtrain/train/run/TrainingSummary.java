@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.train.worker.ProgressiveValidation;
 import java.util.Locale;
 
 /** The outcome of one {@code train} run; {@link #line()} is the machine-readable last line. */
@@ -8,6 +9,7 @@ public record TrainingSummary(
         double examplesPerSecond,
         double windowAuc,
         double windowLogloss,
+        double baseLogloss,
         long checkpoints,
         long restarts,
         double stalenessP99Ms,
@@ -20,12 +22,18 @@ public record TrainingSummary(
         long checkpointMs,
         long checkpointBytes) {
 
+    /** A line for the run's output when the model ended worse than the base rate; empty otherwise. */
+    public String warning() {
+        String w = ProgressiveValidation.worseThanBaseRate(windowLogloss, baseLogloss);
+        return w.isEmpty() ? w : "warning: " + w + " (diverged or miscalibrated; see the learning-rate and batch-size notes in docs/benchmarks.md)";
+    }
+
     public String line() {
         return String.format(Locale.ROOT,
-                "summary: records=%d examples_per_s=%.0f window_auc=%.4f window_logloss=%.4f checkpoints=%d"
+                "summary: records=%d examples_per_s=%.0f window_auc=%.4f window_logloss=%.4f base_logloss=%.4f checkpoints=%d"
                         + " restarts=%d staleness_p99_ms=%.0f staleness_p50_ms=%.0f dead_letters=%d credit_wait_ms=%d credit_waits_run_out=%d seconds=%.1f checkpoint_ms=%d"
                         + " checkpoint_bytes=%d checkpoint=%s",
-                records, examplesPerSecond, windowAuc, windowLogloss, checkpoints, restarts, stalenessP99Ms, stalenessP50Ms,
+                records, examplesPerSecond, windowAuc, windowLogloss, baseLogloss, checkpoints, restarts, stalenessP99Ms, stalenessP50Ms,
                 deadLetters, creditWaitMs, creditWaitsRunOut, seconds, checkpointMs, checkpointBytes, latestCheckpoint);
     }
 }

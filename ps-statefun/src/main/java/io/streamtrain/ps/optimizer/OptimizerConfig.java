@@ -6,7 +6,7 @@ import org.apache.flink.configuration.ReadableConfig;
 
 /** The optimizer hyper-parameters, read once from {@link PsOptions}. */
 public record OptimizerConfig(
-        String name, double learningRate, double l2, double l1, double beta, double initialAccumulator)
+        OptimizerKind kind, double learningRate, double l2, double l1, double beta, double initialAccumulator)
         implements Serializable {
 
     public static OptimizerConfig from(ReadableConfig conf) {
@@ -20,20 +20,12 @@ public record OptimizerConfig(
     }
 
     public Optimizer create() {
-        switch (name) {
-            case "sgd":
-                return new Sgd(learningRate, l2);
-            case "adagrad":
-                return new Adagrad(learningRate, l2, initialAccumulator);
-            case "rowwise-adagrad":
-                return new RowwiseAdagrad(learningRate, l2, initialAccumulator);
-            case "ftrl":
-                return new Ftrl(learningRate, beta, l1, l2, new Adagrad(learningRate, l2, initialAccumulator));
-            case "count":
-                return new CountOptimizer();
-            default:
-                throw new IllegalArgumentException(
-                        "unknown optimizer '" + name + "': expected one of sgd, adagrad, rowwise-adagrad, ftrl, count");
-        }
+        return switch (kind) {
+            case SGD -> new Sgd(learningRate, l2);
+            case ADAGRAD -> new Adagrad(learningRate, l2, initialAccumulator);
+            case ROWWISE_ADAGRAD -> new RowwiseAdagrad(learningRate, l2, initialAccumulator);
+            case FTRL -> new Ftrl(learningRate, beta, l1, l2, new Adagrad(learningRate, l2, initialAccumulator));
+            case COUNT -> new CountOptimizer();
+        };
     }
 }

@@ -1,0 +1,85 @@
+package io.streamtrain.cli;
+
+import io.streamtrain.config.InvalidSettingsException;
+import io.streamtrain.config.SettingsCheck;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine.Option;
+
+/**
+ * Where a job command's settings come from besides its flags (a picocli mixin), and the one order
+ * in which they count: an explicit flag, then {@code -D}, then the Flink configuration file, then
+ * the option's default (docs/configuration.md). The result is checked ({@link SettingsCheck})
+ * before anything starts.
+ */
+final class ConfigurationSources {
+    /** Flink's default is no checkpoints, and the loop is exactly once only through them. */
+    static final Duration LOCAL_CHECKPOINT_INTERVAL = Duration.ofSeconds(2);
+
+    @Option(names = "-D", paramLabel = "KEY=VALUE",
+            description = "Any Flink or streamtrain configuration key (docs/configuration.md); a flag for the same key wins over it.")
+    Map<String, String> dynamic = new LinkedHashMap<>();
+
+    @Option(names = "--flink-conf", paramLabel = "DIR|FILE",
+            description = "Flink configuration file (config.yaml, or the directory holding it), beneath -D and the flags; "
+                    + "default: $FLINK_CONF_DIR/config.yaml when FLINK_CONF_DIR is set.")
+    Path flinkConf;
+
+    /** The environment {@code FLINK_CONF_DIR} is read from. */
+    Map<String, String> env = System.getenv();
+
+    /**
+     * The configuration file, {@code -D} over it and {@code flags} over both, checked: warnings
+     * go to {@code warn}, errors throw with each key, value, flag and what is allowed.
+     */
+    Configuration resolve(Flags flags, Consumer<String> warn) {
+        Configuration conf = FlinkConfFile.load(flinkConf, env);
+        conf.addAll(Configuration.fromMap(dynamic));
+        flags.applyTo(conf);
+        SettingsCheck.Result checked = SettingsCheck.check(conf);
+        checked.warnings().forEach(w -> warn.accept("warning: " + w));
+        if (!checked.errors().isEmpty()) {
+            List<SettingsCheck.Problem> named = checked.errors().stream()
+                    .map(p -> flags.flagOf(p.key()).map(f -> new SettingsCheck.Problem(p.key() + " (" + f + ")", p.value(), p.reason()))
+                            .orElse(p))
+                    .toList();
+            throw new InvalidSettingsException(named);
+        }
+        return conf;
+    }
+
+    /** The retained checkpoints of a local run: the configured directory, or {@code fallback}. */
+    static Path checkpointDir(Configuration conf, String fallback) {
+        return conf.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).map(ConfigurationSources::localPath)
+                .orElse(Path.of(fallback));
+    }
+
+    /** A directory flag's value as Flink's directory options take it; null stays null. */
+    static String uri(Path dir) {
+        return dir == null ? null : dir.toAbsolutePath().toUri().toString();
+    }
+
+    private static Path localPath(String dir) {
+        URI uri = URI.create(dir);
+        if (uri.getScheme() == null) {
+            return Path.of(dir);
+        }
+        if (uri.getScheme().equals("file")) {
+            return Path.of(uri);
+        }
+        throw new IllegalArgumentException(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key() + " = '" + dir
+                + "': a local run keeps its checkpoints on this machine: give a path or a file:// URI");
+    }
+
+    /** The checkpoint interval of a local run: the configured one, or {@link #LOCAL_CHECKPOINT_INTERVAL}. */
+    static Duration checkpointInterval(Configuration conf) {
+        return conf.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).orElse(LOCAL_CHECKPOINT_INTERVAL);
+    }
+}
