@@ -12,6 +12,7 @@ import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.ingest.format.ParseResult;
 import io.streamtrain.ingest.synthetic.Auc;
 import io.streamtrain.model.Model;
+import io.streamtrain.model.ModelKind;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.ExampleRows;
 import io.streamtrain.testing.KafkaFixture;
@@ -59,8 +60,8 @@ class RealLogsLearningIT {
         assertEquals(TRAIN_ROWS, ingested.records(), "every training row ingested");
 
         Scores peer = Scores.of(BatchLogisticRegression.crossValidated(train).predictAll(heldOut), heldOut);
-        Scores fm = Scores.of(trainWithDefaults(topic, "fm", dir.resolve("fm")), heldOut);
-        Scores lr = Scores.of(trainWithDefaults(topic, "lr", dir.resolve("lr")), heldOut);
+        Scores fm = Scores.of(trainWithDefaults(topic, ModelKind.FM, dir.resolve("fm")), heldOut);
+        Scores lr = Scores.of(trainWithDefaults(topic, ModelKind.LR, dir.resolve("lr")), heldOut);
         double base = heldOut.stream().mapToDouble(Example::getLabel).average().orElseThrow();
         System.err.printf(Locale.ROOT, "held-out %d rows, positive rate %.3f, constant-predictor logloss %.4f%n"
                 + "batch LR %s%njob fm   %s%njob lr   %s%n", heldOut.size(), base, constantLogloss(base, heldOut), peer, fm, lr);
@@ -71,11 +72,11 @@ class RealLogsLearningIT {
     }
 
     /** Trains {@code model} on the topic with every other setting at its default, and scores {@code heldOut}. */
-    private LoadedModel trainWithDefaults(String topic, String model, Path checkpoints) throws Exception {
+    private LoadedModel trainWithDefaults(String topic, ModelKind model, Path checkpoints) throws Exception {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, topic + "-" + model);
+        conf.set(TrainingOptions.NAME, topic + "-" + model.name().toLowerCase(Locale.ROOT));
         conf.set(TrainingOptions.MODEL, model);
         // parallelism 1 and 2 s checkpoints: `streamtrain train`'s defaults
         TrainingSummary summary = TrainingRun.run(new TrainingRun.Settings(conf, checkpoints, 1, Duration.ofSeconds(2),
