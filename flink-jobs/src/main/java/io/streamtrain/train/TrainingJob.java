@@ -126,9 +126,11 @@ public final class TrainingJob {
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
                         new PartitionTail(kafka, stopOffsets(conf)),
-                        new PartitionLag(kafka, topic),
+                        new PartitionLag(kafka, topic, conf.get(TrainingOptions.LAG_REFRESH_INTERVAL).toMillis()),
                         new BatchCredits(kafka, TrainingOptions.appliedTopic(conf),
-                                conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis()))))
+                                conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis(),
+                                conf.get(TrainingOptions.CREDIT_HARD_CAP).toMillis()),
+                        conf.get(TrainingOptions.METRICS_REPORT_INTERVAL).toMillis())))
                 .uid("streamtrain-batcher")
                 .name("batcher");
         DataStream<PullRequest> pulls = batches.getSideOutput(MiniBatcher.PULLS);
@@ -154,13 +156,16 @@ public final class TrainingJob {
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),
                         RowCacheSize.from(conf),
-                        conf.get(PsOptions.QUIET_WRITE_BACK))))
+                        conf.get(PsOptions.QUIET_WRITE_BACK),
+                        conf.get(PsOptions.NOTICE_FLUSH_DELAY),
+                        conf.get(TrainingOptions.METRICS_REPORT_INTERVAL))))
                 .uid(PsState.PS_UID);
 
         SingleOutputStreamOperator<Push> gradients = batches
                 .keyBy(b -> keyGroups.keyOfPartition(b.sourcePartition), Types.INT)
                 .connect(rows.keyBy(r -> keyGroups.keyOfPartition(r.sourcePartition), Types.INT))
-                .process(new Worker(kind.create(dim), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW)))
+                .process(new Worker(kind.create(dim), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW),
+                        conf.get(TrainingOptions.METRICS_REPORT_INTERVAL).toMillis()))
                 .uid("streamtrain-worker")
                 .name("worker");
 

@@ -97,11 +97,38 @@ public final class TrainingOptions {
                     .durationType()
                     .defaultValue(Duration.ofMillis(20))
                     .withDescription(
-                            "How long the batcher waits for a credit without any applied notice arriving (2 s in all);"
+                            "How long the batcher waits for a credit without any applied notice arriving (streamtrain.train.credit-hard-cap in all);"
                                     + " when it runs out, that batch goes past the bound, and after max-batches-in-flight such"
                                     + " batches the bound is lifted until the next notice or the batcher's next checkpoint. The"
                                     + " usual cause is a checkpoint's barrier alignment at the PS, which holds up every notice"
                                     + " until the batcher reaches and forwards its barrier.");
+
+    public static final ConfigOption<Duration> CREDIT_HARD_CAP =
+            ConfigOptions.key("streamtrain.train.credit-hard-cap")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(2))
+                    .withDescription(
+                            "The longest one wait for a credit takes even while notices of other batches keep arriving"
+                                    + " (ours were lost), and the whole wait while the PS takes its snapshot. Shorter: a lost"
+                                    + " notice or a long PS snapshot holds the batcher up less, but more batches go past the"
+                                    + " in-flight bound (staler gradients).");
+
+    public static final ConfigOption<Duration> LAG_REFRESH_INTERVAL =
+            ConfigOptions.key("streamtrain.train.lag-refresh-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .withDescription(
+                            "How often the batcher re-reads its partitions' end offsets to compute its consumer lag"
+                                    + " (metric and metrics topic). Shorter: fresher lag, more requests to the Kafka brokers.");
+
+    public static final ConfigOption<Duration> METRICS_REPORT_INTERVAL =
+            ConfigOptions.key("streamtrain.train.metrics-report-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .withDescription(
+                            "How often each batcher, PS and worker subtask writes its record (lag, staleness, loss and"
+                                    + " throughput) to the metrics topic while it has work. Shorter: finer dashboards and"
+                                    + " reports, more records on the metrics topic.");
 
     public static final ConfigOption<String> APPLIED_TOPIC =
             ConfigOptions.key("streamtrain.train.applied-topic")
@@ -199,6 +226,9 @@ public final class TrainingOptions {
             above(MAX_WAIT, Duration.ZERO),
             atLeast(MAX_BATCHES_IN_FLIGHT, 0),
             atLeast(CREDIT_WAIT, Duration.ZERO),
+            above(CREDIT_HARD_CAP, Duration.ZERO),
+            above(LAG_REFRESH_INTERVAL, Duration.ZERO),
+            above(METRICS_REPORT_INTERVAL, Duration.ZERO),
             atLeast(MODEL_UPDATES_PARTITIONS, 1),
             atLeast(MAX_FEATURES, 1),
             atLeast(VALIDATION_WINDOW, 1),

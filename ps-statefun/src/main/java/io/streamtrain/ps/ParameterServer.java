@@ -40,9 +40,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ParameterServer.class);
     /** The window over which applied notices are coalesced, one per batch (AppliedNotices). */
-    private static final long NOTICE_FLUSH_MS = 2;
 
-    /** Staleness quantiles, about once a second while pushes arrive (for the metrics topic). */
+    /** Staleness quantiles, about once a report interval while pushes arrive (for the metrics topic). */
     public static final OutputTag<StalenessReport> REPORTS = new OutputTag<>("ps-reports") {};
 
     /** Notices of pushes handled, one per batch and flush window: lets the batcher bound the batches in flight (BatchCredits). */
@@ -58,6 +57,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private final boolean publishChangedRows;
     private final RowCacheSize rowCacheSize;
     private final long quietMs;
+    private final long noticeFlushMs;
+    private final long reportEveryMs;
 
     private transient KeyContext keyContext;
     /** The changed rows of the checkpoint this subtask was restored from, until {@link #open} writes them to RocksDB. */
@@ -75,9 +76,12 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
      * @param rowCacheSize rows kept on the heap in front of RocksDB ({@link RowCache})
      * @param quietWriteBack changed rows not changed again for this long are written back before the barrier ({@link RowWriteBack})
+     * @param noticeFlushDelay applied notices are gathered this long before they are sent
+     * @param reportInterval time between two {@link StalenessReport}s of a subtask
      */
     public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl,
-                           boolean publishChangedRows, RowCacheSize rowCacheSize, Duration quietWriteBack) {
+                           boolean publishChangedRows, RowCacheSize rowCacheSize, Duration quietWriteBack,
+                           Duration noticeFlushDelay, Duration reportInterval) {
         this.optimizerConfig = optimizerConfig;
         this.initializer = initializer;
         this.minFrequency = minFrequency;
@@ -85,6 +89,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         this.publishChangedRows = publishChangedRows;
         this.rowCacheSize = rowCacheSize;
         this.quietMs = quietWriteBack.toMillis();
+        this.noticeFlushMs = noticeFlushDelay.toMillis();
+        this.reportEveryMs = reportInterval.toMillis();
     }
 
     /** Set by {@link ParameterServerOperator} before {@link #open}: lets writes switch to each row's key group. */
@@ -120,7 +126,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         pulls = new PullServer(rows, admission, width, metrics.rowsPulled);
         pushes = new PushApplier(rows, admission, optimizer, width,
                 getRuntimeContext().getMapState(PsState.appliedBatches()), scope, metrics);
-        staleness = new StalenessReporter(metrics.staleness, metrics.runStaleness, task);
+        staleness = new StalenessReporter(metrics.staleness, metrics.runStaleness, task, reportEveryMs);
         notices = new AppliedNotices();
         if (restoredChangedRows != null) {
             long restored = rows.restore(restoredChangedRows, KeyGroups.ownedBy(task));
@@ -146,7 +152,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         }
         if (notices.add(push.sourcePartition, push.batchSeq)) {
             // Any key's timer will do: the notices are not keyed. One pending timer at a time.
-            ctx.timerService().registerProcessingTimeTimer(now + NOTICE_FLUSH_MS);
+            ctx.timerService().registerProcessingTimeTimer(now + noticeFlushMs);
         }
     }
 

@@ -128,6 +128,15 @@ public final class PsOptions {
                                     + " copies it into the parameter server's operator state. Longer: fewer writes of rows"
                                     + " that change again, larger checkpoint copies (each a pause of the PS).");
 
+    public static final ConfigOption<Duration> NOTICE_FLUSH_DELAY =
+            ConfigOptions.key("streamtrain.ps.notice-flush-delay")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(2))
+                    .withDescription(
+                            "How long the PS gathers applied notices (flow control's credits) before it sends them in"
+                                    + " one go. Longer: fewer, larger sends to the applied topic, but credits come back later"
+                                    + " and the batchers wait longer.");
+
     /** What the options accept beyond their types. */
     public static final List<OptionRule<?>> RULES = List.of(
             atLeast(DIM, 0),
@@ -141,5 +150,6 @@ public final class PsOptions {
             above(ROW_TTL, Duration.ZERO),
             atLeastBelow(ROW_CACHE_HEAP_FRACTION, 0.0, 1.0),
             atLeast(ROW_CACHE_ROWS, 0),
-            above(QUIET_WRITE_BACK, Duration.ZERO));
+            above(QUIET_WRITE_BACK, Duration.ZERO),
+            above(NOTICE_FLUSH_DELAY, Duration.ZERO));
 }

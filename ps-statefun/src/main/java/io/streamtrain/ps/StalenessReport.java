@@ -2,7 +2,7 @@ package io.streamtrain.ps;
 
 /**
  * A parameter-server subtask's gradient staleness (quantiles of its {@code ps.gradientStalenessMs}
- * histogram), emitted about once a second on {@link ParameterServer#REPORTS} so the metrics topic
+ * histogram), emitted about once a report interval on {@link ParameterServer#REPORTS} so the metrics topic
  * holds it for dashboards and reports of finished runs. A POJO, so no Avro class crosses operators.
  */
 public class StalenessReport {

@@ -5,28 +5,28 @@ import org.apache.flink.metrics.Histogram;
 
 /**
  * Gradient staleness, a pull's time to its push being applied: into the recent window's histogram
- * and the whole run's, and about once a second a {@link StalenessReport} of the window's quantiles
+ * and the whole run's, and about once a report interval a {@link StalenessReport} of the window's quantiles
  * (while pushes arrive) for the metrics topic.
  */
 final class StalenessReporter {
-    private static final long REPORT_EVERY_MS = 1000;
-
     private final Histogram recent;
     private final Histogram run;
     private final TaskInfo task;
+    private final long reportEveryMs;
     private long lastReportAt;
 
-    StalenessReporter(Histogram recent, Histogram run, TaskInfo task) {
+    StalenessReporter(Histogram recent, Histogram run, TaskInfo task, long reportEveryMs) {
         this.recent = recent;
         this.run = run;
         this.task = task;
+        this.reportEveryMs = reportEveryMs;
     }
 
     /** Records a push pulled at {@code pulledAt} and applied at {@code now}; returns a report when one is due, else null. */
     StalenessReport record(long pulledAt, long now) {
         recent.update(now - pulledAt);
         run.update(now - pulledAt);
-        if (now - lastReportAt < REPORT_EVERY_MS) {
+        if (now - lastReportAt < reportEveryMs) {
             return null;
         }
         lastReportAt = now;

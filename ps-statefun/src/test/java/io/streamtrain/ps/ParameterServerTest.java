@@ -232,7 +232,8 @@ class ParameterServerTest {
     private static KeyedTwoInputStreamOperatorTestHarness<Integer, PullRequest, Push, PulledRows> ps(
             Settings s, int parallelism, int subtask, OperatorSubtaskState restored) throws Exception {
         ParameterServer server = new ParameterServer(new OptimizerConfig(OptimizerKind.COUNT, 0.1, 0, 0, 1, 0.1), INITIALIZER,
-                s.minFrequency(), s.ttl(), s.publish(), new RowCacheSize(s.cacheRows(), 0.0), s.quietWriteBack());
+                s.minFrequency(), s.ttl(), s.publish(), new RowCacheSize(s.cacheRows(), 0.0), s.quietWriteBack(),
+                PsOptions.NOTICE_FLUSH_DELAY.defaultValue(), Duration.ofSeconds(1));
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(new ParameterServerOperator(server),
                 (PullRequest p) -> KEY_GROUPS.keyOf(p.keyGroup), (Push p) -> KEY_GROUPS.keyOf(p.keyGroup),
                 Types.INT, MAX_PARALLELISM, parallelism, subtask);

@@ -13,7 +13,7 @@ class StalenessReporterTest {
     void recordsEveryPushAndReportsTheRecentQuantilesAboutOnceASecond() {
         RunHistogram run = new RunHistogram();
         StalenessReporter reporter = new StalenessReporter(new DescriptiveStatisticsHistogram(16), run,
-                new TaskInfoImpl("ps", 128, 1, 2, 3));
+                new TaskInfoImpl("ps", 128, 1, 2, 3), 1_000);
         StalenessReport first = reporter.record(1_000, 1_040);
         assertNotNull(first, "the first push after a second reports");
         assertEquals(1_040, first.time);

@@ -45,13 +45,13 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BatchCredits.class);
     /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
     private static final int REMEMBERED_FACTOR = 16;
-    /** A wait ends after this long even while notices of other batches arrive (ours were lost). */
-    private static final long HARD_CAP_MS = 2000;
 
     private final KafkaConnection kafka;
     private final String topic;
     private final int maxInFlight;
     private final long maxWaitMs;
+    /** A wait ends after this long even while notices of other batches arrive (ours were lost). */
+    private final long hardCapMs;
 
     private transient AppliedNoticeFeed feed;
     private transient ProcessingTimeService time;
@@ -75,12 +75,14 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     /**
      * @param maxInFlight batches per batcher subtask pulled but not yet applied; 0 turns flow control off
      * @param maxWaitMs the longest one wait for a credit may take without any notice
+     * @param hardCapMs the longest one wait for a credit may take at all
      */
-    public BatchCredits(KafkaConnection kafka, String topic, int maxInFlight, long maxWaitMs) {
+    public BatchCredits(KafkaConnection kafka, String topic, int maxInFlight, long maxWaitMs, long hardCapMs) {
         this.kafka = kafka;
         this.topic = topic;
         this.maxInFlight = maxInFlight;
         this.maxWaitMs = maxWaitMs;
+        this.hardCapMs = hardCapMs;
     }
 
     /**
@@ -123,7 +125,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
 
     /**
      * Returns once fewer than {@code maxInFlight} batches (plus the overdraft) are in flight, or the
-     * wait ran out: no notice at all for {@code maxWaitMs}, or none of ours for {@link #HARD_CAP_MS}.
+     * wait ran out: no notice at all for {@code maxWaitMs}, or none of ours for {@link #hardCapMs}.
      * A wait that runs out lets this one batch past the bound; after {@code maxInFlight} such batches
      * the bound is lifted. The likely cause is a checkpoint: the PS, aligning its barriers, holds up
      * every push, and so every notice, until this batcher forwards its barrier, which it reaches only
@@ -131,7 +133,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
      * the overdraft: the PS is applying pushes again (its own pause, a write-back or snapshot, is
      * over), and the batches let past must drain below the bound before the next one goes. Between
      * the batcher's snapshot and the next notice a wait ends only with a notice (or after
-     * {@link #HARD_CAP_MS}): that pause is the PS's snapshot, not something the batcher must get past.
+     * {@link #hardCapMs}): that pause is the PS's snapshot, not something the batcher must get past.
      */
     void awaitCredit() throws InterruptedException {
         if (feed == null || inFlight.size() < bound()) {
@@ -149,7 +151,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         try {
             while (feed != null && inFlight.size() >= bound()) {
                 long now = time.getCurrentProcessingTime();
-                long deadline = psSnapshotting ? start + HARD_CAP_MS : Math.min(lastNotice + maxWaitMs, start + HARD_CAP_MS);
+                long deadline = psSnapshotting ? start + hardCapMs : Math.min(lastNotice + maxWaitMs, start + hardCapMs);
                 if (now >= deadline) {
                     waitsRunOut.inc();
                     overdraft++;

@@ -10,19 +10,20 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Reports this subtask's consumer lag ({@link PartitionLag}) on {@link #REPORTS} about once a
- * second while records or timers arrive, for the metrics topic.
+ * report interval while records or timers arrive, for the metrics topic.
  */
 final class LagReporter implements Serializable {
     private static final long serialVersionUID = 1L;
     static final OutputTag<WindowReport> REPORTS = new OutputTag<>("batcher-reports") {};
-    private static final long REPORT_EVERY_MS = 1000;
 
     private final PartitionLag lag;
+    private final long reportEveryMs;
     private transient TaskInfo task;
     private transient long lastReportAt;
 
-    LagReporter(PartitionLag lag) {
+    LagReporter(PartitionLag lag, long reportEveryMs) {
         this.lag = lag;
+        this.reportEveryMs = reportEveryMs;
     }
 
     void open(TaskInfo task, MetricGroup batcherGroup, ProcessingTimeService time) {
@@ -35,7 +36,7 @@ final class LagReporter implements Serializable {
     }
 
     void maybeReport(long now, KeyedProcessFunction<?, ?, ?>.Context ctx) {
-        if (now - lastReportAt >= REPORT_EVERY_MS) {
+        if (now - lastReportAt >= reportEveryMs) {
             lastReportAt = now;
             ctx.output(REPORTS, WindowReport.batcher(now, task.getIndexOfThisSubtask(), task.getAttemptNumber(),
                     task.getNumberOfParallelSubtasks(), lag.total()));

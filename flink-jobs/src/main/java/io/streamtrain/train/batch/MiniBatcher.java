@@ -38,7 +38,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
 
     public static final OutputTag<PullRequest> PULLS = BatchEmitter.PULLS;
     public static final OutputTag<Rejected> DEAD_LETTERS = Rejections.DEAD_LETTERS;
-    /** This subtask's consumer lag, about once a second while records or timers arrive (for the metrics topic). */
+    /** This subtask's consumer lag, about once a report interval while records or timers arrive (for the metrics topic). */
     public static final OutputTag<WindowReport> REPORTS = LagReporter.REPORTS;
 
     private final BatchCutter cutter;
@@ -64,14 +64,14 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient long recordsAwaitingBatch;
 
     public MiniBatcher(KeyGroups keyGroups, BatchSizeRamp batchSizes, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
-                       String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits) {
+                       String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits, long reportEveryMs) {
         this.cutter = new BatchCutter(batchSizes, maxWaitMs);
         this.validator = validator;
         this.tail = tail;
         this.failure = new FailureInjection(injectFailureAfter);
         this.seals = new SealProtocol(topic, tail, maxWaitMs);
         this.emitter = new BatchEmitter(keyGroups, credits);
-        this.reporter = new LagReporter(lag);
+        this.reporter = new LagReporter(lag, reportEveryMs);
     }
 
     @Override

@@ -23,16 +23,16 @@ import org.slf4j.LoggerFactory;
  * The batcher's per-partition consumer lag, {@code batcher.partition.<p>.lag}: the partition's
  * read_committed end offset minus the next offset the batcher expects. Flink's Kafka source only
  * reports the sum over a reader's partitions ({@code pendingRecords}), and drops the Kafka
- * client's per-partition tags. End offsets are fetched asynchronously, at most once a second,
+ * client's per-partition tags. End offsets are fetched asynchronously, at most once a refresh interval,
  * when a gauge or {@link #total()} is read; until an answer arrives the last known one counts.
  */
 public final class PartitionLag implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLag.class);
-    private static final long REFRESH_MS = 1000;
 
     private final KafkaConnection kafka;
     private final String topic;
+    private final long refreshMs;
     private transient Map<Integer, AtomicLong> next;
     private transient Map<Integer, Long> end;
     private transient boolean fetching;
@@ -42,9 +42,10 @@ public final class PartitionLag implements Serializable, AutoCloseable {
     /** The operator's processing time, read from the metrics thread too (its clock is thread-safe). */
     private transient ProcessingTimeService time;
 
-    public PartitionLag(KafkaConnection kafka, String topic) {
+    public PartitionLag(KafkaConnection kafka, String topic, long refreshMs) {
         this.kafka = kafka;
         this.topic = topic;
+        this.refreshMs = refreshMs;
     }
 
     void open(MetricGroup batcherGroup, ProcessingTimeService time) {
@@ -80,7 +81,7 @@ public final class PartitionLag implements Serializable, AutoCloseable {
 
     private synchronized void maybeRefresh() {
         long now = time.getCurrentProcessingTime();
-        if (fetching || now - endFetchedAt < REFRESH_MS || next.isEmpty()) {
+        if (fetching || now - endFetchedAt < refreshMs || next.isEmpty()) {
             return;
         }
         endFetchedAt = now;

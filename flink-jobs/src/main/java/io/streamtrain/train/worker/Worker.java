@@ -35,13 +35,13 @@ import org.apache.flink.util.OutputTag;
 public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRows, Push>
         implements CheckpointedFunction, CheckpointListener {
     private static final long serialVersionUID = 1L;
-    private static final long METRICS_EVERY_MS = 1000;
 
     public static final OutputTag<WindowReport> METRICS = new OutputTag<>("metrics") {};
 
     private final Model model;
     private final KeyGroups keyGroups;
     private final int validationWindow;
+    private final long metricsEveryMs;
 
     private transient ValueState<Long> nextSeqState;
     private transient WaitingBatches waiting;
@@ -54,10 +54,11 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     private transient long restoredCheckpoint = -1;
     private transient volatile long completedCheckpoint = -1;
 
-    public Worker(Model model, KeyGroups keyGroups, int validationWindow) {
+    public Worker(Model model, KeyGroups keyGroups, int validationWindow, long metricsEveryMs) {
         this.model = model;
         this.keyGroups = keyGroups;
         this.validationWindow = validationWindow;
+        this.metricsEveryMs = metricsEveryMs;
     }
 
     @Override
@@ -163,7 +164,7 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
 
     private void maybeReportMetrics(Context ctx) {
         long now = System.currentTimeMillis();
-        if (now - lastMetricsAt < METRICS_EVERY_MS) {
+        if (now - lastMetricsAt < metricsEveryMs) {
             return;
         }
         lastMetricsAt = now;

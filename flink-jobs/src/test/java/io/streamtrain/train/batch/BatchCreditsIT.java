@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.TrainingOptions;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -122,10 +123,12 @@ class BatchCreditsIT {
         Loop(int maxInFlight) throws Exception {
             kafka.createTopic(applied, 1);
             KafkaConnection connection = kafka.connection();
-            credits = new BatchCredits(connection, applied, maxInFlight, CREDIT_WAIT_MS);
+            credits = new BatchCredits(connection, applied, maxInFlight, CREDIT_WAIT_MS,
+                    TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis());
             // A max-wait far beyond the test's processing time: no idle check interferes.
             harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, BatchSizeRamp.constant(1), 1_000_000, new ExampleValidator(100), 0,
-                    examples, new PartitionTail(connection), new PartitionLag(connection, examples), credits), 1, 0, null, 0);
+                    examples, new PartitionTail(connection), new PartitionLag(connection, examples, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()), credits,
+                    TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis()), 1, 0, null, 0);
         }
 
         /** Sends batch {@code seq}, which must not wait for a credit. */

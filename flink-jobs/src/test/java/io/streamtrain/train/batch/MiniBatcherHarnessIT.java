@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.TrainingOptions;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
@@ -188,8 +189,9 @@ class MiniBatcherHarnessIT {
             int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint) throws Exception {
         KafkaConnection connection = kafka.connection();
         var batcher = new MiniBatcher(KEY_GROUPS, BatchSizeRamp.constant(batchSize), MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
-                new PartitionTail(connection), new PartitionLag(connection, topic),
-                new BatchCredits(connection, topic("applied"), 0, 20));
+                new PartitionTail(connection), new PartitionLag(connection, topic, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()),
+                new BatchCredits(connection, topic("applied"), 0, 20, TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis()),
+                TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis());
         return BatcherHarness.open(batcher, parallelism, subtask, restored, restoredCheckpoint);
     }
 }

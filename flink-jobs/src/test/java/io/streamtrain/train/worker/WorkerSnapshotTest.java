@@ -8,6 +8,7 @@ import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.schema.FeatureKey;
+import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.batch.MiniBatch;
 import java.util.List;
 import java.util.Set;
@@ -84,7 +85,8 @@ class WorkerSnapshotTest {
     private static KeyedTwoInputStreamOperatorTestHarness<Integer, MiniBatch, PulledRows, Push> worker(
             int parallelism, int subtask, OperatorSubtaskState restored) throws Exception {
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new KeyedCoProcessOperator<>(new Worker(ModelKind.LR.create(0), KEY_GROUPS, 1000)),
+                new KeyedCoProcessOperator<>(new Worker(ModelKind.LR.create(0), KEY_GROUPS, 1000,
+                        TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis())),
                 (MiniBatch b) -> KEY_GROUPS.keyOfPartition(b.sourcePartition),
                 (PulledRows r) -> KEY_GROUPS.keyOfPartition(r.sourcePartition),
                 Types.INT, MAX_PARALLELISM, parallelism, subtask);
