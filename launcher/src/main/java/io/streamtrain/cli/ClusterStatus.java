@@ -1,10 +1,10 @@
 package io.streamtrain.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.train.run.JobMonitor;
 import java.util.Locale;
 import java.util.Optional;
+import org.apache.flink.runtime.messages.webmonitor.ClusterOverview;
 
 /** What {@code cluster status} prints: the cluster's JVMs, then what its JobManager says about slots and the job. */
 final class ClusterStatus {
@@ -30,20 +30,21 @@ final class ClusterStatus {
             return new ClusterStatus(t.toString());
         }
         try {
-            JsonNode overview = JobMonitor.clusterOverview(cluster.restAddress());
+            ClusterOverview overview = JobMonitor.clusterOverview(cluster.restAddress());
             t.append(String.format(Locale.ROOT, "web UI %s: %d TaskManager(s) registered, %d of %d slots in use%n",
-                    cluster.restAddress(), overview.path("taskmanagers").asInt(),
-                    overview.path("slots-total").asInt() - overview.path("slots-available").asInt(), overview.path("slots-total").asInt()));
+                    cluster.restAddress(), overview.getNumTaskManagersConnected(),
+                    overview.getNumSlotsTotal() - overview.getNumSlotsAvailable(), overview.getNumSlotsTotal()));
             Optional<JobMonitor> job = JobMonitor.runningJob(cluster.restAddress());
             if (job.isEmpty()) {
                 t.append("job: not running yet");
             } else {
-                JobMonitor j = job.get();
-                JobMonitor.Checkpoints cps = j.checkpoints();
-                t.append(String.format(Locale.ROOT, "job %s: %s, parallelism %d, restarts %d%n", j.job(),
-                        j.state().map(Enum::name).orElse("?"), j.parallelism(), j.restarts()));
-                t.append(String.format(Locale.ROOT, "checkpoints: %d completed, latest %s (%d ms, %d bytes)",
-                        cps.completed(), cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes()));
+                try (JobMonitor j = job.get()) {
+                    JobMonitor.Checkpoints cps = j.checkpoints();
+                    t.append(String.format(Locale.ROOT, "job %s: %s, parallelism %d, restarts %d%n", j.job(),
+                            j.state().map(Enum::name).orElse("?"), j.parallelism(), j.restarts()));
+                    t.append(String.format(Locale.ROOT, "checkpoints: %d completed, latest %s (%d ms, %d bytes)",
+                            cps.completed(), cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes()));
+                }
             }
         } catch (Exception e) {
             t.append("JobManager not answering at ").append(cluster.restAddress()).append(" yet (").append(e.getMessage()).append(")");

@@ -156,7 +156,7 @@ public final class ElasticBenchCommand implements Callable<Integer> {
         long start = System.nanoTime();
         cluster.addTaskManager();
         long deadline = start + STEP_TIMEOUT.toNanos();
-        while (JobMonitor.clusterOverview(rest).path("taskmanagers").asInt() < taskManagers) {
+        while (JobMonitor.clusterOverview(rest).getNumTaskManagersConnected() < taskManagers) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the new TaskManager did not register within " + STEP_TIMEOUT);
             }
@@ -175,7 +175,10 @@ public final class ElasticBenchCommand implements Callable<Integer> {
             Thread.sleep(100);
         }
         double resumed = (System.nanoTime() - start) / 1e9;
-        double stateMb = JobMonitor.runningJob(rest).orElseThrow().checkpoints().latestSizeBytes() / 1e6;
+        double stateMb;
+        try (JobMonitor job = JobMonitor.runningJob(rest).orElseThrow()) {
+            stateMb = job.checkpoints().latestSizeBytes() / 1e6;
+        }
         double after = committed.rate(measure);
         String row = String.format(Locale.ROOT, "| %s | %.0f | %s | %.1f | %.1f | %.0f | %.0f |",
                 what, stateMb, Double.isNaN(jvmToJoined) ? "-" : String.format(Locale.ROOT, "%.1f", jvmToJoined),

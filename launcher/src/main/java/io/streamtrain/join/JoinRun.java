@@ -106,92 +106,93 @@ public final class JoinRun {
                 long lastChange = started;
                 int checkpointsAtLastChange = 0;
                 String lastSnapshot = "";
-                JobMonitor monitor = flink.monitor();
-                long checkpoints = 0;
-                long restarts = 0;
-                Thread main = Thread.currentThread();
-                Thread hook = new Thread(main::interrupt);
-                Runtime.getRuntime().addShutdownHook(hook);
-                try {
-                    while (true) {
-                        JobStatus status = flink.status();
-                        if (status == JobStatus.FINISHED) {
-                            break;
-                        }
-                        if (status.isGloballyTerminalState()) {
-                            throw JobEndedException.of("join", status, flink);
-                        }
-                        try {
-                            checkpoints = monitor.checkpoints().completed();
-                            restarts = monitor.restarts();
-                        } catch (Exception e) {
-                            // REST not ready yet
-                        }
-                        progress.refresh(flink.job());
-                        Map<TopicPartition, Long> ie = kafka.endOffsets(impressions);
-                        Map<TopicPartition, Long> ce = kafka.endOffsets(clicks);
-                        Map<TopicPartition, Long> ic = progress.offsets(impressionsSource);
-                        Map<TopicPartition, Long> cc = progress.offsets(clicksSource);
-                        long lag = KafkaProgress.lag(ie, ic, impressionsFrom) + KafkaProgress.lag(ce, cc, clicksFrom);
-                        String snapshot = ie + "|" + ce + "|" + ic + "|" + cc;
-                        long now = System.nanoTime();
-                        if (!snapshot.equals(lastSnapshot) || lag > 0) {
-                            lastSnapshot = snapshot;
-                            lastChange = now;
-                            checkpointsAtLastChange = progress.checkpointsRead();
-                        }
-                        if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
-                            lastProgress = now;
-                            log.printf(Locale.ROOT, "join: t=%.0fs impressions=%d clicks=%d lag=%d checkpoints=%d restarts=%d%n",
-                                    (now - started) / 1e9, consumed(ic, impressionsFrom), consumed(cc, clicksFrom), lag,
-                                    checkpoints, restarts);
-                        }
-                        // Quiet counts once a checkpoint completed after the last move: a job that cannot checkpoint is never done.
-                        if (!untilEnd && s.untilIdle() != null && progress.checkpointsRead() > checkpointsAtLastChange
-                                && now - lastChange >= s.untilIdle().toNanos()) {
-                            break;
-                        }
-                        Thread.sleep(500);
-                    }
-                } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
-                    Thread.interrupted();
-                    log.println("join: interrupted, stopping (the latest checkpoint is kept)");
-                } finally {
+                try (JobMonitor monitor = flink.monitor()) {
+                    long checkpoints = 0;
+                    long restarts = 0;
+                    Thread main = Thread.currentThread();
+                    Thread hook = new Thread(main::interrupt);
+                    Runtime.getRuntime().addShutdownHook(hook);
                     try {
-                        Runtime.getRuntime().removeShutdownHook(hook);
-                    } catch (IllegalStateException shuttingDown) {
-                        // the JVM is exiting
+                        while (true) {
+                            JobStatus status = flink.status();
+                            if (status == JobStatus.FINISHED) {
+                                break;
+                            }
+                            if (status.isGloballyTerminalState()) {
+                                throw JobEndedException.of("join", status, flink);
+                            }
+                            try {
+                                checkpoints = monitor.checkpoints().completed();
+                                restarts = monitor.restarts();
+                            } catch (Exception e) {
+                                // REST not ready yet
+                            }
+                            progress.refresh(flink.job());
+                            Map<TopicPartition, Long> ie = kafka.endOffsets(impressions);
+                            Map<TopicPartition, Long> ce = kafka.endOffsets(clicks);
+                            Map<TopicPartition, Long> ic = progress.offsets(impressionsSource);
+                            Map<TopicPartition, Long> cc = progress.offsets(clicksSource);
+                            long lag = KafkaProgress.lag(ie, ic, impressionsFrom) + KafkaProgress.lag(ce, cc, clicksFrom);
+                            String snapshot = ie + "|" + ce + "|" + ic + "|" + cc;
+                            long now = System.nanoTime();
+                            if (!snapshot.equals(lastSnapshot) || lag > 0) {
+                                lastSnapshot = snapshot;
+                                lastChange = now;
+                                checkpointsAtLastChange = progress.checkpointsRead();
+                            }
+                            if (now - lastProgress >= PROGRESS_EVERY.toNanos()) {
+                                lastProgress = now;
+                                log.printf(Locale.ROOT, "join: t=%.0fs impressions=%d clicks=%d lag=%d checkpoints=%d restarts=%d%n",
+                                        (now - started) / 1e9, consumed(ic, impressionsFrom), consumed(cc, clicksFrom), lag,
+                                        checkpoints, restarts);
+                            }
+                            // Quiet counts once a checkpoint completed after the last move: a job that cannot checkpoint is never done.
+                            if (!untilEnd && s.untilIdle() != null && progress.checkpointsRead() > checkpointsAtLastChange
+                                    && now - lastChange >= s.untilIdle().toNanos()) {
+                                break;
+                            }
+                            Thread.sleep(500);
+                        }
+                    } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
+                        Thread.interrupted();
+                        log.println("join: interrupted, stopping (the latest checkpoint is kept)");
+                    } finally {
+                        try {
+                            Runtime.getRuntime().removeShutdownHook(hook);
+                        } catch (IllegalStateException shuttingDown) {
+                            // the JVM is exiting
+                        }
                     }
-                }
-                try {
-                    checkpoints = monitor.checkpoints().completed();
-                    restarts = monitor.restarts();
-                } catch (Exception e) {
-                    // keep the last values read
-                }
-                boolean finished = flink.status() == JobStatus.FINISHED;
-                if (!finished) {
-                    flink.cancel();
-                    if (progress.checkpointsRead() == 0 && checkpoints == 0) {
-                        throw new IllegalStateException("the join completed no checkpoint, so nothing it joined is committed"
-                                + (restarts > 0 ? " (the job restarted " + restarts + " times)" : ""));
+                    try {
+                        checkpoints = monitor.checkpoints().completed();
+                        restarts = monitor.restarts();
+                    } catch (Exception e) {
+                        // keep the last values read
                     }
+                    boolean finished = flink.status() == JobStatus.FINISHED;
+                    if (!finished) {
+                        flink.cancel();
+                        if (progress.checkpointsRead() == 0 && checkpoints == 0) {
+                            throw new IllegalStateException("the join completed no checkpoint, so nothing it joined is committed"
+                                    + (restarts > 0 ? " (the job restarted " + restarts + " times)" : ""));
+                        }
+                    }
+                    progress.refresh(flink.job());
+                    double seconds = (System.nanoTime() - started) / 1e9;
+                    long impressionsRead = consumed(progress.offsets(impressionsSource), impressionsFrom);
+                    long clicksRead = consumed(progress.offsets(clicksSource), clicksFrom);
+                    if (finished) {
+                        // A bounded run's final checkpoint holds no finished splits: it read everything up to the end it saw.
+                        impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom));
+                        clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom));
+                        Files.createDirectories(s.checkpointDir());
+                        Files.writeString(s.checkpointDir().resolve(FINISHED_MARKER), "finished at " + java.time.Instant.now() + "\n");
+                    }
+                    return new Summary(impressionsRead, clicksRead,
+                            KafkaProgress.countCommittedRecords(connection, out, outFrom),
+                            KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom),
+                            checkpoints, restarts, seconds);
                 }
-                progress.refresh(flink.job());
-                double seconds = (System.nanoTime() - started) / 1e9;
-                long impressionsRead = consumed(progress.offsets(impressionsSource), impressionsFrom);
-                long clicksRead = consumed(progress.offsets(clicksSource), clicksFrom);
-                if (finished) {
-                    // A bounded run's final checkpoint holds no finished splits: it read everything up to the end it saw.
-                    impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom));
-                    clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom));
-                    Files.createDirectories(s.checkpointDir());
-                    Files.writeString(s.checkpointDir().resolve(FINISHED_MARKER), "finished at " + java.time.Instant.now() + "\n");
-                }
-                return new Summary(impressionsRead, clicksRead,
-                        KafkaProgress.countCommittedRecords(connection, out, outFrom),
-                        KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom),
-                        checkpoints, restarts, seconds);
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.streamtrain.report;
 
+import io.streamtrain.files.OutputFile;
 import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -138,7 +139,15 @@ public final class ReportWriter {
         for (Series s : SERIES) {
             if (hasValues(run, s)) {
                 Path file = dir.resolve(prefix + "-" + s.key() + ".svg");
-                Files.writeString(file, svg(run, s, true), StandardCharsets.UTF_8);
+                String content = svg(run, s, true);
+                try {
+                    // whole or not at all, like every output a command writes
+                    OutputFile.write(file, temporary -> Files.writeString(temporary, content, StandardCharsets.UTF_8));
+                } catch (IOException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IOException("could not write " + file + ": " + e.getMessage(), e);
+                }
                 written.add(file);
             }
         }

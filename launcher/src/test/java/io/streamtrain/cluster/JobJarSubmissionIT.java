@@ -77,20 +77,21 @@ class JobJarSubmissionIT {
             URI rest = cluster.restAddress();
             await("a TaskManager registered with the session cluster", () -> slots(rest) >= 2);
 
-            JobMonitor monitor = new JobMonitor(rest, run(rest, upload(rest, jar), job));
-            await("the job running", () -> monitor.state().orElse(JobStatus.INITIALIZING) == JobStatus.RUNNING && monitor.allTasksRunning());
-            try (KafkaProgress progress = new KafkaProgress(kafka.connection())) {
-                Map<TopicPartition, Long> end = progress.endOffsets(topic);
-                assertEquals(EXAMPLES, end.values().stream().mapToLong(Long::longValue).sum());
-                await("a checkpoint that committed the whole topic", () -> {
-                    assertEquals(JobStatus.RUNNING, monitor.state().orElseThrow(), () -> rootException(monitor));
-                    // A partition the sticky partitioner left empty has no commit: it counts from its start.
-                    return KafkaProgress.lag(end, progress.committed(TrainingOptions.examplesGroup(Configuration.fromMap(job)), topic),
-                            progress.startOffsets(topic)) == 0;
-                });
+            try (JobMonitor monitor = new JobMonitor(rest, run(rest, upload(rest, jar), job))) {
+                await("the job running", () -> monitor.state().orElse(JobStatus.INITIALIZING) == JobStatus.RUNNING && monitor.allTasksRunning());
+                try (KafkaProgress progress = new KafkaProgress(kafka.connection())) {
+                    Map<TopicPartition, Long> end = progress.endOffsets(topic);
+                    assertEquals(EXAMPLES, end.values().stream().mapToLong(Long::longValue).sum());
+                    await("a checkpoint that committed the whole topic", () -> {
+                        assertEquals(JobStatus.RUNNING, monitor.state().orElseThrow(), () -> rootException(monitor));
+                        // A partition the sticky partitioner left empty has no commit: it counts from its start.
+                        return KafkaProgress.lag(end, progress.committed(TrainingOptions.examplesGroup(Configuration.fromMap(job)), topic),
+                                progress.startOffsets(topic)) == 0;
+                    });
+                }
+                assertTrue(monitor.checkpoints().completed() >= 1);
+                monitor.cancel();
             }
-            assertTrue(monitor.checkpoints().completed() >= 1);
-            monitor.cancel();
         } finally {
             cluster.stop(Duration.ofSeconds(30));
         }
@@ -134,7 +135,7 @@ class JobJarSubmissionIT {
     /** The session cluster's task slots; 0 while its REST endpoint is not up yet. */
     private static int slots(URI rest) throws Exception {
         try {
-            return JobMonitor.clusterOverview(rest).path("slots-total").asInt();
+            return JobMonitor.clusterOverview(rest).getNumSlotsTotal();
         } catch (IOException e) {
             return 0;
         }

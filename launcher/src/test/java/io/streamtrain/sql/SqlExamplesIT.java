@@ -77,7 +77,9 @@ class SqlExamplesIT {
             List<JobClient> training = new SqlSession(new Configuration(), flink.restAddress(), log)
                     .run(SqlScript.statements(Files.readString(SCRIPTS.resolve("train-ctr.sql")), defines));
             assertEquals(1, training.size());
-            SqlRuns.awaitTrained(kafka, new JobMonitor(flink.restAddress(), training.get(0).getJobID()), "ctr_model", TRAIN, Duration.ofSeconds(120));
+            try (JobMonitor monitor = new JobMonitor(flink.restAddress(), training.get(0).getJobID())) {
+                SqlRuns.awaitTrained(kafka, monitor, "ctr_model", TRAIN, Duration.ofSeconds(120));
+            }
             training.get(0).cancel().get();
 
             BundleWriter.write(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints),

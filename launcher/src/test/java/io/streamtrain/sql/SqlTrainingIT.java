@@ -91,17 +91,18 @@ class SqlTrainingIT {
             SqlSession session = new SqlSession(new Configuration(), flink.restAddress(), new PrintStream(log, true));
             List<JobClient> jobs = session.run(SqlScript.statements(script, defines));
             assertEquals(1, jobs.size(), log.toString());
-            JobMonitor monitor = new JobMonitor(flink.restAddress(), jobs.get(0).getJobID());
-            SqlRuns.awaitTrained(kafka, monitor, model, GOOD, Duration.ofSeconds(90));
-            // The restart counter is a metric fetched every 10 s; the exception history is not.
-            // Usually the injected failure; rarely a spurious one comes first (the Kafka source's
-            // commit woken while it looks for its group coordinator, see PromptCommitSource), and
-            // the injection, which fails only a first attempt, then does not run. Either way the
-            // job went through a failure and a restore, which is what this test is about.
-            String failure = monitor.rootException();
-            assertTrue(failure != null, "the job failed and recovered at least once");
-            System.err.println("sql-training: the job recovered from " + failure.lines().findFirst().orElse(failure));
-            jobs.get(0).cancel().get();
+            try (JobMonitor monitor = new JobMonitor(flink.restAddress(), jobs.get(0).getJobID())) {
+                SqlRuns.awaitTrained(kafka, monitor, model, GOOD, Duration.ofSeconds(90));
+                // The restart counter is a metric fetched every 10 s; the exception history is not.
+                // Usually the injected failure; rarely a spurious one comes first (the Kafka source's
+                // commit woken while it looks for its group coordinator, see PromptCommitSource), and
+                // the injection, which fails only a first attempt, then does not run. Either way the
+                // job went through a failure and a restore, which is what this test is about.
+                String failure = monitor.rootException();
+                assertTrue(failure != null, "the job failed and recovered at least once");
+                System.err.println("sql-training: the job recovered from " + failure.lines().findFirst().orElse(failure));
+                jobs.get(0).cancel().get();
+            }
         }
 
         List<ExportedRow> rows = CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints));

@@ -83,10 +83,10 @@ class ElasticIT {
             URI rest = cluster.restAddress();
             step("start", awaitRunningAt(rest, 1, training));
             assertRocksDbMappedFromClusterLib(cluster);
-            long restoredBefore = awaitJob(rest).restoredCheckpointId();
+            long restoredBefore = restoredCheckpointId(rest);
             cluster.addTaskManager();
             step("taskmanager added, 1 -> 2", awaitRunningAt(rest, 2, training));
-            long restored = awaitJob(rest).restoredCheckpointId();
+            long restored = restoredCheckpointId(rest);
             assertTrue(restored > restoredBefore, "the rescale restored from a newer checkpoint (" + restored + " > " + restoredBefore + ")");
             cluster.addTaskManager();
             step("taskmanager added, 2 -> 3", awaitRunningAt(rest, 3, training));
@@ -96,10 +96,10 @@ class ElasticIT {
             step("taskmanager killed (KILL), 2 -> 1", awaitRunningAt(rest, 1, training));
             cluster.addTaskManager();
             step("taskmanager added, 1 -> 2", awaitRunningAt(rest, 2, training));
-            JobID before = awaitJob(rest).job();
+            JobID before = runningJob(rest);
             Signal.KILL.send(cluster.jobManager().orElseThrow());
             step("jobmanager killed and replaced from the latest checkpoint", awaitRunningAt(rest, 2, training));
-            JobID after = awaitJob(rest).job();
+            JobID after = runningJob(rest);
             assertTrue(!after.equals(before), "a new JobManager runs the job under a new id");
 
             producing.set(false);
@@ -171,8 +171,16 @@ class ElasticIT {
                 "RocksDB mapped from " + libDir + ": " + rocksDb);
     }
 
-    private static JobMonitor awaitJob(URI rest) throws Exception {
-        return JobMonitor.runningJob(rest).orElseThrow();
+    private static long restoredCheckpointId(URI rest) throws Exception {
+        try (JobMonitor job = JobMonitor.runningJob(rest).orElseThrow()) {
+            return job.restoredCheckpointId();
+        }
+    }
+
+    private static JobID runningJob(URI rest) throws Exception {
+        try (JobMonitor job = JobMonitor.runningJob(rest).orElseThrow()) {
+            return job.job();
+        }
     }
 
     private static void sleep(long ms) {

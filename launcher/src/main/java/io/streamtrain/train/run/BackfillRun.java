@@ -100,12 +100,17 @@ public final class BackfillRun {
                 long started = System.nanoTime();
                 watch.awaitDone(flink, "backfill", out, seconds -> progressLine(watch, range, metrics, seconds),
                         () -> watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0);
-                JobMonitor monitor = flink.monitor();
-                JobMonitor.Checkpoints cps = monitor.checkpoints();
-                long restarts = monitor.restarts();
-                LoopReadings loop = LoopReadings.of(monitor);
-                out.println("backfill: range done, stopping with a savepoint in " + b.outDir().toAbsolutePath());
-                Path savepoint = Path.of(URI.create(monitor.stopWithSavepoint(b.outDir(), SAVEPOINT_TIMEOUT)));
+                JobMonitor.Checkpoints cps;
+                long restarts;
+                LoopReadings loop;
+                Path savepoint;
+                try (JobMonitor monitor = flink.monitor()) {
+                    cps = monitor.checkpoints();
+                    restarts = monitor.restarts();
+                    loop = LoopReadings.of(monitor);
+                    out.println("backfill: range done, stopping with a savepoint in " + b.outDir().toAbsolutePath());
+                    savepoint = Path.of(URI.create(monitor.stopWithSavepoint(b.outDir(), SAVEPOINT_TIMEOUT)));
+                }
                 while (!flink.status().isGloballyTerminalState()) {
                     Thread.sleep(100);
                 }

@@ -22,8 +22,8 @@ public final class JobEndedException extends IllegalStateException {
     }
 
     private static String afterRestarts(TrainingCluster flink) {
-        try {
-            long restarts = flink.monitor().restarts() + flink.jobManagerRecoveries();
+        try (JobMonitor monitor = flink.monitor()) {
+            long restarts = monitor.restarts() + flink.jobManagerRecoveries();
             return restarts > 0 ? " after " + restarts + " restart" + (restarts == 1 ? "" : "s") : "";
         } catch (Exception e) {
             return ""; // the count is a detail; the failure is what matters

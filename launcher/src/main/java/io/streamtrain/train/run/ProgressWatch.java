@@ -102,8 +102,8 @@ final class ProgressWatch {
      * cannot be read (not reported yet, or the REST API is away): then quiet rests on offsets alone.
      */
     private static double recordsAwaitingBatch(TrainingCluster flink) {
-        try {
-            double n = flink.monitor().sumOfMetric("batcher", "recordsAwaitingBatch");
+        try (JobMonitor monitor = flink.monitor()) {
+            double n = monitor.sumOfMetric("batcher", "recordsAwaitingBatch");
             return Double.isNaN(n) ? 0 : n;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the run is being stopped: the next sleep says so

@@ -20,8 +20,12 @@ public final class Rescales {
         while (System.nanoTime() < deadline) {
             try {
                 Optional<JobMonitor> job = JobMonitor.runningJob(rest);
-                if (job.isPresent() && job.get().parallelism() == parallelism && job.get().allTasksRunning()) {
-                    return Duration.ofNanos(System.nanoTime() - start);
+                try {
+                    if (job.isPresent() && job.get().parallelism() == parallelism && job.get().allTasksRunning()) {
+                        return Duration.ofNanos(System.nanoTime() - start);
+                    }
+                } finally {
+                    job.ifPresent(JobMonitor::close);
                 }
             } catch (Exception e) {
                 // the JobManager is not answering: starting, or just lost

@@ -79,8 +79,8 @@ public final class StandaloneTraining implements TrainingCluster {
         }
         replaceCrashedTaskManagers();
         warnWithoutTaskManagers();
-        try {
-            Optional<JobStatus> state = monitor().state();
+        try (JobMonitor monitor = monitor()) {
+            Optional<JobStatus> state = monitor.state();
             answered |= state.isPresent();
             return state.orElse(JobStatus.INITIALIZING);
         } catch (IOException e) {
@@ -120,7 +120,10 @@ public final class StandaloneTraining implements TrainingCluster {
 
     @Override
     public Throwable failureCause() throws Exception {
-        String trace = monitor().rootException();
+        String trace;
+        try (JobMonitor monitor = monitor()) {
+            trace = monitor.rootException();
+        }
         // The JobManager's trace, cut to its root cause: the launcher prints one line, the log has the rest.
         return trace == null ? null : new IllegalStateException(rootCauseLine(trace) + " (the whole trace is in "
                 + cluster.layout().logFile("jobmanager") + ")");
@@ -144,8 +147,8 @@ public final class StandaloneTraining implements TrainingCluster {
         if (jm.isEmpty()) {
             return;
         }
-        try {
-            monitor().cancel();
+        try (JobMonitor monitor = monitor()) {
+            monitor.cancel();
         } catch (Exception e) {
             out.println("train: cancel through REST failed (" + e.getMessage() + "); stopping the JobManager");
             Signal.TERM.send(jm.get());

@@ -37,6 +37,7 @@ public interface TrainingCluster extends AutoCloseable {
     /** One line for the progress log: what runs where. */
     String describe();
 
+    /** A monitor of the job now running, with its own REST client: the caller closes it. */
     default JobMonitor monitor() throws Exception {
         return new JobMonitor(restAddress(), job());
     }

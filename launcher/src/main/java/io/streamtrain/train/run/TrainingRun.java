@@ -167,10 +167,14 @@ public final class TrainingRun {
                         // JVM is exiting; nothing to remove
                     }
                 }
-                JobMonitor monitor = flink.monitor();
-                JobMonitor.Checkpoints cps = monitor.checkpoints();
-                long restarts = monitor.restarts() + flink.jobManagerRecoveries();
-                LoopReadings loop = LoopReadings.of(monitor);
+                JobMonitor.Checkpoints cps;
+                long restarts;
+                LoopReadings loop;
+                try (JobMonitor monitor = flink.monitor()) {
+                    cps = monitor.checkpoints();
+                    restarts = monitor.restarts() + flink.jobManagerRecoveries();
+                    loop = LoopReadings.of(monitor);
+                }
                 flink.cancel();
                 if (watch.checkpointsRead() == 0 && cps.completed() == 0) {
                     throw new IllegalStateException("the run completed no checkpoint, so nothing it trained is kept"
@@ -252,8 +256,7 @@ public final class TrainingRun {
         long checkpoints = -1;
         long restarts = -1;
         int parallelism = -1;
-        try {
-            JobMonitor monitor = flink.monitor();
+        try (JobMonitor monitor = flink.monitor()) {
             // Not while the JobManager initializes the job: asking then for its checkpoint statistics
             // makes Flink log an ERROR with a stack trace.
             if (monitor.state().filter(s -> s != JobStatus.INITIALIZING).isPresent()) {

@@ -1,8 +1,18 @@
 package io.streamtrain.train.run;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
 class JobMonitorTest {
@@ -24,5 +34,30 @@ class JobMonitorTest {
         assertFalse(JobMonitor.isTransient(500, "{\"errors\":[\"Internal server error.\",\"java.lang.NullPointerException\"]}"));
         assertFalse(JobMonitor.isTransient(400, "{\"errors\":[\"bad request\"]}"));
         assertFalse(JobMonitor.isTransient(404, "{\"errors\":[\"Job not found.\"]}"));
+    }
+
+    @Test
+    void aJobTheJobManagerDoesNotKnowHasNoStateAndTheClusterItsSlots() throws Exception {
+        try (LocalFlink flink = new LocalFlink(new Configuration(), 2);
+                JobMonitor monitor = new JobMonitor(flink.restAddress(), new JobID())) {
+            assertEquals(Optional.empty(), monitor.state());
+            assertEquals(2, JobMonitor.clusterOverview(flink.restAddress()).getNumSlotsTotal());
+            assertEquals(Optional.empty(), JobMonitor.runningJob(flink.restAddress()));
+        }
+    }
+
+    /** A run's loops retry an IOException; a JobManager that is not there must not hang them. */
+    @Test
+    void anAbsentJobManagerIsAnIOExceptionSoon() throws Exception {
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        URI rest = URI.create("http://localhost:" + port);
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            try (JobMonitor monitor = new JobMonitor(rest, new JobID())) {
+                assertThrows(IOException.class, monitor::state);
+            }
+        });
     }
 }
