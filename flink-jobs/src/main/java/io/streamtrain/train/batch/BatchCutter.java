@@ -12,10 +12,13 @@ final class BatchCutter implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final BatchSizeRamp batchSizes;
+    /** Where the ramp ends: the per-record size check is then a comparison, not a walk up the ramp. */
+    private final long firstFullSeq;
     private final long maxWaitMs;
 
     BatchCutter(BatchSizeRamp batchSizes, long maxWaitMs) {
         this.batchSizes = batchSizes;
+        this.firstFullSeq = batchSizes.firstFullSeq();
         this.maxWaitMs = maxWaitMs;
     }
 
@@ -26,7 +29,8 @@ final class BatchCutter implements Serializable {
 
     /** The batch closes with the record just added. */
     boolean isFull(OpenBatch batch) {
-        return batch.size() >= batchSizes.sizeOf(batch.nextSeq());
+        long seq = batch.nextSeq();
+        return batch.size() >= (seq >= firstFullSeq ? batchSizes.full() : batchSizes.sizeOf(seq));
     }
 
     /** The size batches grow to, for sizing their buffers. */

@@ -24,6 +24,15 @@ public record BatchSizeRamp(int initial, int full) implements Serializable {
         return new BatchSizeRamp(size, size);
     }
 
+    /** The first sequence number whose batch has the full size: from there on no need to ramp. */
+    public long firstFullSeq() {
+        long seq = 0;
+        for (long size = initial; size < full; seq++) {
+            size += (size + GROWTH_DIVISOR - 1) / GROWTH_DIVISOR;
+        }
+        return seq;
+    }
+
     /** Examples in the batch with sequence number {@code seq} (0 for a partition's first). */
     public int sizeOf(long seq) {
         long size = initial;

@@ -29,4 +29,14 @@ class BatchSizeRampTest {
         assertEquals(64, BatchSizeRamp.constant(64).sizeOf(0));
         assertEquals(64, BatchSizeRamp.constant(64).sizeOf(99));
     }
+
+    @Test
+    void theRampEndsAtTheFirstFullSequence() {
+        BatchSizeRamp ramp = new BatchSizeRamp(32, 1024);
+        long first = ramp.firstFullSeq();
+        assertEquals(1024, ramp.sizeOf(first));
+        assertTrue(ramp.sizeOf(first - 1) < 1024, "one step earlier is still ramping");
+        assertEquals(0, BatchSizeRamp.constant(64).firstFullSeq());
+        assertEquals(0, new BatchSizeRamp(32, 2).firstFullSeq());
+    }
 }
