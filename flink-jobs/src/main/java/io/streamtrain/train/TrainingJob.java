@@ -4,7 +4,6 @@ import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.contract.OperatorUids;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.model.ModelShape;
-import io.streamtrain.model.deep.DenseLayout;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
 import io.streamtrain.ps.ParameterServerOperator;
@@ -14,7 +13,6 @@ import io.streamtrain.ps.RowCacheSize;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
-import io.streamtrain.ps.optimizer.DenseOptimizerConfig;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.ps.row.DenseParameters;
@@ -118,13 +116,12 @@ public final class TrainingJob {
         String topic = conf.get(TrainingOptions.TOPIC);
         KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
         ModelShape shape = TrainingOptions.shape(conf);
-        DenseLayout denseLayout = shape.denseLayout();
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
                 .transform("batcher", TypeInformation.of(MiniBatch.class), new MiniBatcherOperator(new MiniBatcher(
                         keyGroups,
-                        DenseChunks.keys(denseLayout),
+                        DenseChunks.keys(shape.denseLayout()),
                         new BatchSizeRamp(conf.get(TrainingOptions.INITIAL_BATCH_SIZE), conf.get(TrainingOptions.BATCH_SIZE)),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
@@ -157,8 +154,7 @@ public final class TrainingJob {
                 .transform("parameter-server", TypeInformation.of(PulledRows.class), new ParameterServerOperator(new ParameterServer(
                         OptimizerConfig.from(conf),
                         RowInitializer.from(conf, shape.kind()),
-                        denseLayout.size() == 0 ? DenseParameters.NONE
-                                : new DenseParameters(denseLayout, conf.get(PsOptions.INIT_SEED), DenseOptimizerConfig.from(conf)),
+                        DenseParameters.from(conf, shape),
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),

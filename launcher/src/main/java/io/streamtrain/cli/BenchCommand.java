@@ -3,7 +3,9 @@ package io.streamtrain.cli;
 import io.streamtrain.config.KnownOption;
 import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.files.ScratchDirectory;
-import io.streamtrain.export.LoadedModel;
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.ingest.IngestBenchCommand;
 import io.streamtrain.ingest.IngestSettings;
 import io.streamtrain.ingest.synthetic.PlantedFm;
@@ -11,11 +13,9 @@ import io.streamtrain.ingest.synthetic.SyntheticIngest;
 import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
-import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.report.MetricsTopic;
 import io.streamtrain.report.ReportWriter;
 import io.streamtrain.report.RunTimeline;
-import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.Example;
 import io.streamtrain.serve.ServeBenchCommand;
 import io.streamtrain.train.TrainingOptions;
@@ -41,12 +41,13 @@ import picocli.CommandLine.Option;
 
 /** {@code streamtrain bench}: end-to-end training throughput and staleness, printed as a table. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm at "
+        description = "Measures end-to-end examples/s (records in Kafka -> applied to the model) for lr and fm (or any --models, "
+                + "deepfm, wdl and dcn among them: their tower takes --fields fields) at "
                 + "parallelism 1 and 2 against a plain single-thread in-memory loop on the same data, plus gradient staleness "
                 + "and checkpoint cost. Prints a markdown table. `bench elastic` times rescales and recoveries instead; "
                 + "`bench freshness` times a record's way from Kafka to a published model update; `bench serve` loads `serve`; "
-                + "`bench join` measures the joiner's impressions/s; `bench ingest` Criteo TSV ingest lines/s.",
-        subcommands = {ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, ExportBenchCommand.class,
+                + "`bench dense` times a deep model's forward and backward pass alone; `bench join` measures the joiner's impressions/s; `bench ingest` Criteo TSV ingest lines/s.",
+        subcommands = {DenseBenchCommand.class, ElasticBenchCommand.class, FreshnessBenchCommand.class, ServeBenchCommand.class, ExportBenchCommand.class,
             JoinBenchCommand.class, IngestBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     private static final long INGEST_SEED = 5;
@@ -125,6 +126,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (!base.contains(PsOptions.DIM)) {
             base.set(PsOptions.DIM, BENCH_DIM);
         }
+        if (!base.contains(TrainingOptions.FIELDS)) {
+            base.set(TrainingOptions.FIELDS, fields); // a deep model's tower takes every field of the workload
+        }
         if (!base.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
             base.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, BENCH_CHECKPOINT_INTERVAL);
         }
@@ -188,7 +192,8 @@ public final class BenchCommand implements Callable<Integer> {
                     TrainingOptions.metricsTopic(trainingConf(kafka, topic, model, variant)), Duration.ofSeconds(60)).records());
             System.err.println("bench: plots of " + topic + ": " + ReportWriter.writeSvgs(plots, topic, timeline));
         }
-        long rows = LoadedModel.load(dir.resolve(topic)).rows();
+        Path checkpoints = dir.resolve(topic);
+        long rows = CheckpointRows.read(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints), row -> {});
         double mb = s.checkpointBytes() / 1e6;
         return String.format(Locale.ROOT, "| %s | %d | %d |%s %.0f | %.1f | %.0f | %.2f | %.0f | %.0f | %d | %d | %.1f | %.1f |",
                 model, p, run, variantSpecs.isEmpty() ? "" : " " + variant.name() + " |", s.examplesPerSecond(), cpuMicrosPerExample,
@@ -234,9 +239,9 @@ public final class BenchCommand implements Callable<Integer> {
         for (int i = 0; i < examples; i++) {
             data.add(truth.next(random));
         }
-        ModelKind kind = ConfigurationUtils.convertToEnum(model, ModelKind.class);
-        SequentialTrainer trainer = new SequentialTrainer(kind.create(base.get(PsOptions.DIM)),
-                OptimizerConfig.from(base).create(), RowInitializer.from(base, kind));
+        Configuration conf = new Configuration(base);
+        conf.set(TrainingOptions.MODEL, ConfigurationUtils.convertToEnum(model, ModelKind.class));
+        SequentialTrainer trainer = SequentialTrainer.of(conf);
         long t = System.nanoTime();
         trainer.train(data, base.get(TrainingOptions.BATCH_SIZE));
         return data.size() / ((System.nanoTime() - t) / 1e9);

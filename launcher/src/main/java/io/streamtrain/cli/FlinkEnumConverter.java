@@ -1,6 +1,7 @@
 package io.streamtrain.cli;
 
 import io.streamtrain.model.ModelKind;
+import io.streamtrain.ps.optimizer.DenseOptimizerKind;
 import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.train.StartFrom;
 import java.util.Arrays;
@@ -46,6 +47,12 @@ abstract class FlinkEnumConverter<E extends Enum<E>> implements ITypeConverter<E
     static final class Optimizers extends FlinkEnumConverter<OptimizerKind> {
         Optimizers() {
             super(OptimizerKind.class);
+        }
+    }
+
+    static final class DenseOptimizers extends FlinkEnumConverter<DenseOptimizerKind> {
+        DenseOptimizers() {
+            super(DenseOptimizerKind.class);
         }
     }
 

@@ -2,9 +2,11 @@ package io.streamtrain.cli;
 
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.ps.optimizer.DenseOptimizerKind;
 import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -35,8 +37,26 @@ final class TrainingJobOptions {
             description = "${COMPLETION-CANDIDATES} (streamtrain.train.model).")
     ModelKind model;
 
-    @Option(names = "--dim", description = "Embedding dimension for fm (streamtrain.ps.dim).")
+    @Option(names = "--dim", description = "Embedding dimension for fm and the deep models (streamtrain.ps.dim).")
     Integer dim;
+
+    @Option(names = "--fields", description = "Deep models: fields 0..N-1 feed the dense tower (streamtrain.train.fields).")
+    Integer fields;
+
+    @Option(names = "--hidden", split = ",", paramLabel = "WIDTH",
+            description = "Deep models: MLP hidden layer widths, e.g. 256,128,64 (streamtrain.train.hidden).")
+    List<Integer> hidden;
+
+    @Option(names = "--cross-layers", description = "dcn: cross layers beside the MLP (streamtrain.train.cross-layers).")
+    Integer crossLayers;
+
+    @Option(names = "--dense-optimizer", converter = FlinkEnumConverter.DenseOptimizers.class,
+            completionCandidates = FlinkEnumConverter.DenseOptimizers.class,
+            description = "Deep models: ${COMPLETION-CANDIDATES} for the dense parameters (streamtrain.ps.dense-optimizer).")
+    DenseOptimizerKind denseOptimizer;
+
+    @Option(names = "--dense-learning-rate", description = "Deep models: the dense optimizer's step size (streamtrain.ps.dense-learning-rate).")
+    Double denseLearningRate;
 
     @Option(names = "--optimizer", converter = FlinkEnumConverter.Optimizers.class, completionCandidates = FlinkEnumConverter.Optimizers.class,
             description = "${COMPLETION-CANDIDATES} (streamtrain.ps.optimizer).")
@@ -72,12 +92,17 @@ final class TrainingJobOptions {
                 .with("--topic", TrainingOptions.TOPIC, topic)
                 .with("--name", TrainingOptions.NAME, name)
                 .with("--model", TrainingOptions.MODEL, model)
+                .with("--fields", TrainingOptions.FIELDS, fields)
+                .with("--hidden", TrainingOptions.HIDDEN, hidden)
+                .with("--cross-layers", TrainingOptions.CROSS_LAYERS, crossLayers)
                 .with("--batch-size", TrainingOptions.BATCH_SIZE, batchSize)
                 .with("--max-wait", TrainingOptions.MAX_WAIT, maxWait)
                 .with("--model-updates-topic", TrainingOptions.MODEL_UPDATES_TOPIC, modelUpdatesTopic)
                 .with("--dim", PsOptions.DIM, dim)
                 .with("--optimizer", PsOptions.OPTIMIZER, optimizer)
                 .with("--learning-rate", PsOptions.LEARNING_RATE, learningRate)
+                .with("--dense-optimizer", PsOptions.DENSE_OPTIMIZER, denseOptimizer)
+                .with("--dense-learning-rate", PsOptions.DENSE_LEARNING_RATE, denseLearningRate)
                 .with("--min-frequency", PsOptions.MIN_FREQUENCY, minFrequency)
                 .with("--row-ttl", PsOptions.ROW_TTL, rowTtl)
                 .with("--checkpoint-interval", CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);

@@ -1,8 +1,12 @@
 package io.streamtrain.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.model.ModelKind;
+import io.streamtrain.model.ModelShape;
+import io.streamtrain.ps.optimizer.DenseOptimizerKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
@@ -47,6 +51,26 @@ class TrainingJobOptionsTest {
         assertEquals(t.get(TrainingOptions.MAX_WAIT), b.get(TrainingOptions.MAX_WAIT));
         assertEquals(Duration.ofSeconds(5), backfill.settings().training().checkpointInterval());
         assertEquals(train.settings().checkpointInterval(), backfill.settings().training().checkpointInterval());
+    }
+
+    @Test
+    void theDeepModelFlagsSetTheModelsShapeAndDenseOptimizer() {
+        TrainCommand train = new TrainCommand();
+        new CommandLine(train).parseArgs("--topic", "clicks", "--model", "dcn", "--dim", "16", "--fields", "22",
+                "--hidden", "64,32", "--cross-layers", "3", "--dense-optimizer", "sgd", "--dense-learning-rate", "0.01");
+        Configuration conf = train.settings().conf();
+        assertEquals(new ModelShape(ModelKind.DCN, 16, 22, List.of(64, 32), 3), TrainingOptions.shape(conf));
+        assertEquals(DenseOptimizerKind.SGD, conf.get(PsOptions.DENSE_OPTIMIZER));
+        assertEquals(0.01, conf.get(PsOptions.DENSE_LEARNING_RATE));
+    }
+
+    @Test
+    void crossLayersForAModelWithoutThemAreRefused() {
+        TrainCommand train = new TrainCommand();
+        new CommandLine(train).parseArgs("--topic", "clicks", "--model", "deepfm", "--cross-layers", "2");
+        Configuration conf = train.settings().conf();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrainingOptions.shape(conf));
+        assertTrue(e.getMessage().contains("--cross-layers"), e.getMessage());
     }
 
     private static String[] concat(List<String> a, String... more) {

@@ -3,8 +3,10 @@ package io.streamtrain.train.reference;
 import io.streamtrain.model.BatchModel;
 import io.streamtrain.model.Examples;
 import io.streamtrain.model.Model;
+import io.streamtrain.model.ModelShape;
 import io.streamtrain.model.PerExampleModel;
 import io.streamtrain.ps.optimizer.Optimizer;
+import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.ps.row.DenseParameters;
 import io.streamtrain.ps.row.EmbeddingRow;
@@ -12,9 +14,11 @@ import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.ExampleRows;
 import io.streamtrain.schema.FeatureKey;
+import io.streamtrain.train.TrainingOptions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.Configuration;
 
 /**
  * The same model, optimizers and mini-batches as the job, in one thread with a heap table and no
@@ -48,6 +52,13 @@ public final class SequentialTrainer {
         for (int c = 0; c < chunks.length; c++) {
             chunks[c] = dense.newRow(c, denseOptimizer);
         }
+    }
+
+    /** The trainer of the model, optimizers and initial values a job under {@code conf} would train. */
+    public static SequentialTrainer of(Configuration conf) {
+        ModelShape shape = TrainingOptions.shape(conf);
+        return new SequentialTrainer(shape.batchModel(), OptimizerConfig.from(conf).create(), RowInitializer.from(conf, shape.kind()),
+                DenseParameters.from(conf, shape));
     }
 
     /** Trains on {@code examples} in order, {@code batchSize} at a time. */
