@@ -7,13 +7,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.cluster.Signal;
 import io.streamtrain.export.CheckpointRows;
-import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerKind;
-import io.streamtrain.schema.FeatureKey;
+import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.run.Rescales;
@@ -23,9 +22,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,16 +31,17 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Invariants 1 and 3 on real processes: a local reactive cluster (one JobManager JVM, TaskManager
  * JVMs) trains while input keeps arriving; TaskManagers are added (1→2→3), stopped, and killed with
  * SIGKILL, and then the JobManager itself is killed and replaced from the latest checkpoint. The
  * job's parallelism must follow the TaskManagers, and every row's count must equal the number of
- * input records containing its feature.
+ * input records containing its feature (for deepfm, every dense parameter the number of records).
  */
 class ElasticIT {
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(90);
@@ -55,11 +53,12 @@ class ElasticIT {
      * same batches as the run it replaces (before PartitionTail, 5 of 6 runs counted 64-128
      * records twice).
      */
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ModelKind.class, names = {"FM", "DEEPFM"})
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void parallelismFollowsTaskManagersAndEveryRecordCountsOnceAcrossRescalesAndKills(
-            @TempDir Path clusterDir, @TempDir Path checkpoints) throws Exception {
-        String topic = "elastic-" + System.nanoTime();
+            ModelKind model, @TempDir Path clusterDir, @TempDir Path checkpoints) throws Exception {
+        String topic = "elastic-" + model + "-" + System.nanoTime();
         kafka.createTopic(topic, 4);
         TestExamples examples = new TestExamples(7);
         LocalCluster cluster = LocalCluster.start(clusterDir, 1, 1, MemorySize.parse("1g"), new Configuration());
@@ -74,7 +73,7 @@ class ElasticIT {
             });
             CompletableFuture<TrainingSummary> training = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return TrainingRun.run(settings(topic, checkpoints).onCluster(clusterDir));
+                    return TrainingRun.run(settings(model, topic, checkpoints).onCluster(clusterDir));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -112,27 +111,20 @@ class ElasticIT {
             cluster.stop(Duration.ofSeconds(10));
         }
 
-        Map<Long, Long> exported = new HashMap<>();
-        long biasCount = -1;
-        for (ExportedRow row : CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints))) {
-            long key = FeatureKey.of(row.field(), row.id());
-            if (key == FeatureKey.BIAS) {
-                biasCount = row.count();
-            } else {
-                exported.put(key, row.count());
-            }
-        }
-        assertEquals(examples.good, biasCount, "the bias row saw every record once");
-        assertEquals(examples.trueCounts, exported, "every row counted every record containing it exactly once");
+        ModelInfo info = ModelInfo.read(checkpoints);
+        examples.assertCountedExactlyOnce(CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), info),
+                DenseChunks.count(info.shape().denseLayout().size()));
         assertTrue(cluster.members().stream().noneMatch(LocalCluster.Member::alive), "no cluster process outlives the test");
     }
 
-    private TrainingRun.Settings settings(String topic, Path checkpoints) {
+    private TrainingRun.Settings settings(ModelKind model, String topic, Path checkpoints) {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, ModelKind.FM);
+        conf.set(TrainingOptions.MODEL, model);
+        conf.set(TrainingOptions.FIELDS, 4); // the examples' fields: a tower of 13 dense chunks
+        conf.set(TrainingOptions.HIDDEN, List.of(64, 32));
         conf.set(TrainingOptions.BATCH_SIZE, 64);
         conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
         conf.set(PsOptions.DIM, 4);
