@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * Every knob of the training job (the PS's own are in {@code PsOptions}). The CLI flags of
@@ -39,6 +40,15 @@ public final class TrainingOptions {
                             + " streamtrain.kafka.properties.<key>: <value> (e.g. security.protocol, sasl.*, ssl.*,"
                             + " request.timeout.ms). They replace a client's tuning defaults but not what it needs to be"
                             + " correct (isolation level, idempotence, transactions). Values are never logged.");
+
+    public static final ConfigOption<Duration> KAFKA_OUTAGE_PATIENCE =
+            ConfigOptions.key("streamtrain.kafka.outage-patience")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription("How long a running command (train and backfill's progress and --until-idle, serve"
+                            + " --follow) waits out an unreachable Kafka cluster, e.g. a broker restart, before it gives"
+                            + " up; it logs the outage meanwhile. Misconfiguration (authentication, authorization, an"
+                            + " unresolvable address) is not waited out, nor is a cluster unreachable when a command starts.");
 
     public static final ConfigOption<String> TOPIC =
             ConfigOptions.key("streamtrain.train.topic")
@@ -266,12 +276,12 @@ public final class TrainingOptions {
      * The model {@code conf} trains: kind, dim and, for the deep kinds, fields, hidden layers and
      * (dcn) cross layers. Cross layers set for another model are an error, not silently ignored.
      */
-    public static ModelShape shape(Configuration conf) {
+    public static ModelShape shape(ReadableConfig conf) {
         ModelKind kind = conf.get(MODEL);
         if (!kind.isDeep()) {
             return ModelShape.sparse(kind, conf.get(PsOptions.DIM));
         }
-        if (kind != ModelKind.DCN && conf.contains(CROSS_LAYERS)) {
+        if (kind != ModelKind.DCN && conf.getOptional(CROSS_LAYERS).isPresent()) {
             throw new IllegalArgumentException(CROSS_LAYERS.key() + " (--cross-layers) is for dcn only, not " + kind);
         }
         return new ModelShape(kind, conf.get(PsOptions.DIM), conf.get(FIELDS), conf.get(HIDDEN),
