@@ -7,16 +7,46 @@ package io.streamtrain.model.deep;
 final class Dense {
     private Dense() {}
 
+    /** Examples a kernel takes together: each weight row read from memory once per block, not once per example. */
+    private static final int BLOCK = 4;
+
     /** y[n × out] = x[n × in] · W[in × out] + b; W at {@code p[w ..]}, b at {@code p[b ..]}. */
     static void affine(float[] x, int n, int in, float[] p, int w, int b, int out, float[] y) {
         for (int e = 0; e < n; e++) {
+            System.arraycopy(p, b, y, e * out, out);
+        }
+        int e = 0;
+        for (; e + BLOCK <= n; e += BLOCK) {
+            int y0 = e * out;
+            int y1 = y0 + out;
+            int y2 = y1 + out;
+            int y3 = y2 + out;
+            int x0 = e * in;
+            for (int i = 0; i < in; i++) {
+                float a0 = x[x0 + i];
+                float a1 = x[x0 + in + i];
+                float a2 = x[x0 + 2 * in + i];
+                float a3 = x[x0 + 3 * in + i];
+                if (a0 == 0f && a1 == 0f && a2 == 0f && a3 == 0f) {
+                    continue; // ReLU outputs and absent fields are often zero
+                }
+                int wo = w + i * out;
+                for (int o = 0; o < out; o++) {
+                    float v = p[wo + o];
+                    y[y0 + o] += a0 * v;
+                    y[y1 + o] += a1 * v;
+                    y[y2 + o] += a2 * v;
+                    y[y3 + o] += a3 * v;
+                }
+            }
+        }
+        for (; e < n; e++) {
             int yo = e * out;
-            System.arraycopy(p, b, y, yo, out);
             int xo = e * in;
             for (int i = 0; i < in; i++) {
                 float xi = x[xo + i];
                 if (xi == 0f) {
-                    continue; // ReLU outputs and absent fields are often zero
+                    continue;
                 }
                 int wo = w + i * out;
                 for (int o = 0; o < out; o++) {
@@ -37,20 +67,57 @@ final class Dense {
             for (int o = 0; o < out; o++) {
                 g[b + o] += dy[yo + o];
             }
+        }
+        int e = 0;
+        for (; e + BLOCK <= n; e += BLOCK) {
+            int y0 = e * out;
+            int y1 = y0 + out;
+            int y2 = y1 + out;
+            int y3 = y2 + out;
+            int x0 = e * in;
+            for (int i = 0; i < in; i++) {
+                float a0 = x[x0 + i];
+                float a1 = x[x0 + in + i];
+                float a2 = x[x0 + 2 * in + i];
+                float a3 = x[x0 + 3 * in + i];
+                int wo = w + i * out;
+                if (a0 != 0f || a1 != 0f || a2 != 0f || a3 != 0f) {
+                    for (int o = 0; o < out; o++) {
+                        g[wo + o] += a0 * dy[y0 + o] + a1 * dy[y1 + o] + a2 * dy[y2 + o] + a3 * dy[y3 + o];
+                    }
+                }
+                if (dx != null) {
+                    float s0 = 0;
+                    float s1 = 0;
+                    float s2 = 0;
+                    float s3 = 0;
+                    for (int o = 0; o < out; o++) {
+                        float v = p[wo + o];
+                        s0 += dy[y0 + o] * v;
+                        s1 += dy[y1 + o] * v;
+                        s2 += dy[y2 + o] * v;
+                        s3 += dy[y3 + o] * v;
+                    }
+                    dx[x0 + i] = s0;
+                    dx[x0 + in + i] = s1;
+                    dx[x0 + 2 * in + i] = s2;
+                    dx[x0 + 3 * in + i] = s3;
+                }
+            }
+        }
+        for (; e < n; e++) {
+            int yo = e * out;
             int xo = e * in;
             for (int i = 0; i < in; i++) {
                 float xi = x[xo + i];
-                if (xi == 0f) {
-                    continue;
-                }
                 int wo = w + i * out;
-                for (int o = 0; o < out; o++) {
-                    g[wo + o] += xi * dy[yo + o];
+                if (xi != 0f) {
+                    for (int o = 0; o < out; o++) {
+                        g[wo + o] += xi * dy[yo + o];
+                    }
                 }
-            }
-            if (dx != null) {
-                for (int i = 0; i < in; i++) {
-                    dx[xo + i] = dot(dy, yo, p, w + i * out, out);
+                if (dx != null) {
+                    dx[xo + i] = dot(dy, yo, p, wo, out);
                 }
             }
         }
