@@ -3,13 +3,9 @@ package io.streamtrain.serve;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.streamtrain.bundle.BundleWriter;
-import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.bundle.TestTables;
-import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.schema.FeatureKey;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.net.URI;
@@ -40,10 +36,7 @@ class ServeShutdownTest {
 
     @Test
     void sigtermAnswersEveryRequestInFlightThenExitsZero() throws Exception {
-        ModelInfo info = TestTables.info("fm", 4);
-        Path bundle = dir.resolve("bundle");
-        BundleWriter.write(TestTables.write(dir.resolve("savepoint"), info, 300), info, ModelCard.FeatureMapping.of("libffm", 24),
-                bundle, new PrintStream(OutputStream.nullOutputStream()), 1000);
+        Path bundle = TestBundles.write(dir, "bundle", TestTables.info("fm", 4), 300);
         Path log = dir.resolve("serve.log");
         Process serve = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), ServeProcess.class.getName(),

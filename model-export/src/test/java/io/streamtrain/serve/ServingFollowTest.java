@@ -5,14 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamtrain.bundle.BundleWriter;
-import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.bundle.TestTables;
-import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.testing.KafkaFixture;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,10 +29,7 @@ class ServingFollowTest {
 
     @Test
     void readyOnceCaughtUpWithTheModelUpdates() throws Exception {
-        ModelInfo info = TestTables.info("fm", 4);
-        Path bundle = dir.resolve("bundle");
-        BundleWriter.write(TestTables.write(dir.resolve("savepoint"), info, 100), info, ModelCard.FeatureMapping.of("libffm", 24),
-                bundle, new PrintStream(OutputStream.nullOutputStream()), 1000);
+        Path bundle = TestBundles.write(dir, "bundle", TestTables.info("fm", 4), 100);
         String topic = "serve-follow-" + System.nanoTime();
         kafka.createTopic(topic, 2);
         try (KafkaProducer<byte[], byte[]> tx = kafka.transactionalProducer(topic + "-tx")) {

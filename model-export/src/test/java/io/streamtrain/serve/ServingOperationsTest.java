@@ -7,15 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamtrain.bundle.BundleWriter;
-import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.bundle.TestTables;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.LoadedModel;
 import io.streamtrain.schema.FeatureKey;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.Socket;
@@ -55,7 +51,6 @@ import picocli.CommandLine;
 class ServingOperationsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int ROWS = 500;
-    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
     @TempDir
     static Path dir;
@@ -68,14 +63,10 @@ class ServingOperationsTest {
     static void exportTwoBundles() throws Exception {
         ModelInfo fm = TestTables.info("fm", 4);
         ModelInfo lr = TestTables.info("lr", 1);
-        Path savepointA = TestTables.write(dir.resolve("savepoint-a"), fm, ROWS);
-        Path savepointB = TestTables.write(dir.resolve("savepoint-b"), lr, ROWS);
-        bundleA = dir.resolve("bundle-a");
-        bundleB = dir.resolve("bundle-b");
-        BundleWriter.write(savepointA, fm, ModelCard.FeatureMapping.of("libffm", 24), bundleA, QUIET, 1000);
-        BundleWriter.write(savepointB, lr, ModelCard.FeatureMapping.of("libffm", 24), bundleB, QUIET, 1000);
-        modelA = LoadedModel.load(savepointA, fm);
-        modelB = LoadedModel.load(savepointB, lr);
+        bundleA = TestBundles.write(dir, "bundle-a", fm, ROWS);
+        bundleB = TestBundles.write(dir, "bundle-b", lr, ROWS);
+        modelA = LoadedModel.load(dir.resolve("savepoint-bundle-a"), fm);
+        modelB = LoadedModel.load(dir.resolve("savepoint-bundle-b"), lr);
     }
 
     private static ScoringServer start(ScoringServer.Settings settings, Path bundle) throws Exception {
