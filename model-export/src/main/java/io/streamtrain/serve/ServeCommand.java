@@ -1,5 +1,6 @@
 package io.streamtrain.serve;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.kafka.KafkaConnection;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -87,6 +88,9 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers for --follow (default: ${DEFAULT-VALUE}).")
     String bootstrap;
+
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE", description = KafkaClientProperties.DESCRIPTION)
+    Path kafkaProperties;
 
     @Option(names = "--store", paramLabel = "DIR",
             description = "With --follow: the writable serving store made from the bundle, kept across restarts (default:"
@@ -180,7 +184,7 @@ public final class ServeCommand implements Callable<Integer> {
         Path real = bundle.toRealPath();
         Path storeFor = store != null ? store
                 : (storeDir != null ? storeDir.resolveSibling(real.getFileName() + ".store") : real.resolveSibling(real.getFileName() + ".store"));
-        ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(KafkaConnection.to(bootstrap), followTopic));
+        ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(KafkaConnection.of(bootstrap, kafkaProperties), followTopic));
         System.out.printf("serve: following %s into %s%n", followTopic, storeFor.toAbsolutePath());
         return model;
     }
