@@ -41,6 +41,11 @@ public final class JsonLinesParser implements LineParser {
         } catch (JsonProcessingException e) {
             return reject(RejectReason.UNPARSABLE, "not JSON: " + e.getOriginalMessage());
         }
+        return parse(mapping, options, root, lineNumber);
+    }
+
+    /** A parsed JSON value through the mapping: it must be an object. */
+    static ParseResult parse(FeatureMapping mapping, ParseOptions options, JsonNode root, long lineNumber) {
         if (root == null || !root.isObject()) {
             return reject(RejectReason.UNPARSABLE, "not a JSON object");
         }
