@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaParseException;
+import java.util.Optional;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DescribedEnum;
 import org.apache.flink.configuration.description.InlineElement;
@@ -30,7 +32,7 @@ public enum InputFormat implements DescribedEnum {
     }
 
     /**
-     * The decoder of a user's format, with its mapping and schema files read now (where the job is
+     * The training topic's decoder, with its mapping and schema files read now (where the job is
      * built), so the task managers need none of them; null for {@link #EXAMPLE}.
      *
      * @throws IllegalArgumentException for a missing or unreadable mapping, schema or registry setting
@@ -40,41 +42,49 @@ public enum InputFormat implements DescribedEnum {
         if (format == EXAMPLE) {
             return null;
         }
-        int maxFeatures = conf.get(TrainingOptions.MAX_FEATURES);
-        FeatureMapping mapping = mapping(conf, format);
-        Schema reader = conf.getOptional(TrainingOptions.READER_SCHEMA).map(InputFormat::schema).orElse(null);
-        return switch (format) {
+        String spec = conf.getOptional(TrainingOptions.MAPPING).orElseThrow(() -> new IllegalArgumentException(
+                "input format " + format + " needs a feature mapping: set " + TrainingOptions.MAPPING.key() + " (--mapping FILE)"));
+        FeatureMapping mapping = mapping(TrainingOptions.MAPPING.key(), spec);
+        if (mapping.labelColumn() == null) {
+            throw new IllegalArgumentException(TrainingOptions.MAPPING.key() + " " + spec + ": a training topic's mapping needs a \"label\" column");
+        }
+        return format.decoder(mapping, TrainingOptions.READER_SCHEMA, conf.getOptional(TrainingOptions.READER_SCHEMA),
+                TrainingOptions.SCHEMA_REGISTRY_URL, conf.getOptional(TrainingOptions.SCHEMA_REGISTRY_URL), conf.get(TrainingOptions.MAX_FEATURES));
+    }
+
+    /**
+     * A decoder of this (user's) format.
+     *
+     * @param schemaOption where the schema file was set, for messages
+     * @param registryOption where the registry URL was set, for messages
+     */
+    public RecordDecoder decoder(FeatureMapping mapping, ConfigOption<String> schemaOption, Optional<String> schemaFile,
+                                 ConfigOption<String> registryOption, Optional<String> registryUrl, int maxFeatures) {
+        Schema schema = schemaFile.map(f -> schema(schemaOption.key(), f)).orElse(null);
+        return switch (this) {
             case JSON -> RecordDecoder.json(mapping, maxFeatures);
-            case AVRO -> {
-                if (reader == null) {
-                    throw new IllegalArgumentException("input format avro needs the records' schema: set "
-                            + TrainingOptions.READER_SCHEMA.key() + " (--reader-schema FILE.avsc)");
-                }
-                yield RecordDecoder.avro(mapping, reader, maxFeatures);
-            }
-            case AVRO_REGISTRY -> RecordDecoder.avroRegistry(mapping, conf.getOptional(TrainingOptions.SCHEMA_REGISTRY_URL)
-                    .orElseThrow(() -> new IllegalArgumentException("input format avro-registry needs the registry: set "
-                            + TrainingOptions.SCHEMA_REGISTRY_URL.key() + " (--schema-registry URL)")), reader, maxFeatures);
-            case EXAMPLE -> throw new AssertionError();
+            case AVRO -> RecordDecoder.avro(mapping, Optional.ofNullable(schema).orElseThrow(() -> new IllegalArgumentException(
+                    "input format avro needs the records' schema: set " + schemaOption.key())), maxFeatures);
+            case AVRO_REGISTRY -> RecordDecoder.avroRegistry(mapping, registryUrl.orElseThrow(() -> new IllegalArgumentException(
+                    "input format avro-registry needs the registry: set " + registryOption.key())), schema, maxFeatures);
+            case EXAMPLE -> throw new IllegalStateException("the project's own records need no mapping");
         };
     }
 
-    private static FeatureMapping mapping(Configuration conf, InputFormat format) {
-        String spec = conf.getOptional(TrainingOptions.MAPPING).orElseThrow(() -> new IllegalArgumentException(
-                "input format " + format + " needs a feature mapping: set " + TrainingOptions.MAPPING.key() + " (--mapping FILE)"));
+    /** A mapping file or {@code builtin:NAME}, read now. */
+    public static FeatureMapping mapping(String key, String spec) {
         try {
             return FeatureMapping.load(spec);
         } catch (IOException | RuntimeException e) {
-            throw new IllegalArgumentException(TrainingOptions.MAPPING.key() + " " + spec + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(key + " " + spec + ": " + e.getMessage(), e);
         }
     }
 
-    private static Schema schema(String file) {
+    private static Schema schema(String key, String file) {
         try {
             return new Schema.Parser().parse(Files.readString(Path.of(file)));
         } catch (IOException | SchemaParseException e) {
-            throw new IllegalArgumentException(TrainingOptions.READER_SCHEMA.key() + " " + file + ": not a readable Avro schema: "
-                    + e.getMessage(), e);
+            throw new IllegalArgumentException(key + " " + file + ": not a readable Avro schema: " + e.getMessage(), e);
         }
     }
 

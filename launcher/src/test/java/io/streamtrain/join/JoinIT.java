@@ -161,15 +161,7 @@ class JoinIT {
     }
 
     private JoinRun.Settings settings(String t, Path checkpoints, int parallelism, long failAfter, double sampling, boolean untilEnd) {
-        Configuration conf = new Configuration();
-        conf.set(JoinOptions.BOOTSTRAP, kafka.bootstrapServers());
-        conf.set(JoinOptions.IMPRESSIONS_TOPIC, t + ".impressions");
-        conf.set(JoinOptions.CLICKS_TOPIC, t + ".clicks");
-        conf.set(JoinOptions.OUT_TOPIC, t + ".out");
-        conf.set(JoinOptions.NAME, t);
-        conf.set(JoinOptions.WINDOW, Duration.ofMillis(WINDOW_MS));
-        conf.set(JoinOptions.OUT_OF_ORDERNESS, Duration.ofMillis(JoinScenario.MAX_DISORDER_MS * 2));
-        conf.set(JoinOptions.IDLE_TIMEOUT, Duration.ZERO);
+        Configuration conf = JoinScenario.job(kafka.bootstrapServers(), t, WINDOW_MS);
         conf.set(JoinOptions.NEGATIVE_SAMPLING, sampling);
         conf.set(JoinOptions.UNTIL_END, untilEnd);
         conf.set(JoinOptions.INJECT_FAILURE_AFTER, failAfter);

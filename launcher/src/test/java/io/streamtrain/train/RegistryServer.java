@@ -21,7 +21,8 @@ import java.util.Map;
  * <p>Why not a real registry: Apicurio Registry's app (3.3.3, 2.6.13.Final, 2.4.2.Final) cannot be
  * resolved from Maven Central here (it needs artefacts Central does not serve, e.g.
  * apicurio-registry-schema-util-provider 3.3.3 and org.everit.json.schema 1.14.2), and Confluent's
- * registry is not on Maven Central at all; see docs/decisions or the issue note.
+ * registry is not on Maven Central at all. Its Quarkus app jar would in any case need a Quarkus build
+ * (augmentation) step to become runnable.
  */
 final class RegistryServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();

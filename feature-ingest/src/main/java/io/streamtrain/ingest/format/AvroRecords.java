@@ -1,7 +1,5 @@
 package io.streamtrain.ingest.format;
 
-import static io.streamtrain.ingest.format.ParseResult.reject;
-
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,8 +38,8 @@ final class AvroRecords implements RecordDecoder {
     private transient Map<Integer, Reading> byWriterId;
     private transient BinaryDecoder decoder;
 
-    /** How records of one writer schema are read, or why none can be. */
-    private record Reading(GenericDatumReader<GenericRecord> reader, RejectReason problem, String detail) {}
+    /** How records of one writer schema are read (as {@code schema}), or why none can be. */
+    private record Reading(GenericDatumReader<GenericRecord> reader, Schema schema, RejectReason problem, String detail) {}
 
     AvroRecords(FeatureMapping mapping, Schema readerSchema, SchemaRegistry registry, int maxFeatures) {
         if (readerSchema == null && registry == null) {
@@ -50,16 +48,26 @@ final class AvroRecords implements RecordDecoder {
         if (readerSchema != null && readerSchema.getType() != Schema.Type.RECORD) {
             throw new IllegalArgumentException("the reader schema must be an Avro record, not " + readerSchema.getType());
         }
-        this.mapping = MappedRecords.requireLabel(mapping);
+        this.mapping = mapping;
         this.readerSchema = readerSchema == null ? null : readerSchema.toString();
         this.registry = registry;
         this.maxFeatures = maxFeatures;
     }
 
     @Override
-    public ParseResult decode(String source, long offset, long timestamp, byte[] value) {
+    public FeatureMapping mapping() {
+        return mapping;
+    }
+
+    @Override
+    public int maxFeatures() {
+        return maxFeatures;
+    }
+
+    @Override
+    public Read read(byte[] value) {
         if (value == null) {
-            return reject(RejectReason.NOT_AVRO, "record has no value");
+            return Read.rejected(RejectReason.NOT_AVRO, "record has no value");
         }
         Reading reading;
         int start;
@@ -72,33 +80,33 @@ final class AvroRecords implements RecordDecoder {
             start = 0;
         } else {
             if (value.length < FRAMING || value[0] != 0) {
-                return reject(RejectReason.NOT_AVRO, "no schema registry framing (a zero byte and a 4-byte schema id)");
+                return Read.rejected(RejectReason.NOT_AVRO, "no schema registry framing (a zero byte and a 4-byte schema id)");
             }
             int id = ByteBuffer.wrap(value, 1, 4).getInt();
             reading = forWriter(id);
             if (reading == null) {
-                return reject(RejectReason.UNKNOWN_SCHEMA, "schema id " + id + " is not in the registry at " + registry.url());
+                return Read.rejected(RejectReason.UNKNOWN_SCHEMA, "schema id " + id + " is not in the registry at " + registry.url());
             }
             start = FRAMING;
         }
         if (reading.problem() != null) {
-            return reject(reading.problem(), reading.detail());
+            return Read.rejected(reading.problem(), reading.detail());
         }
         GenericRecord record;
         try {
             decoder = DecoderFactory.get().binaryDecoder(value, start, value.length - start, decoder);
             record = reading.reader().read(null, decoder);
             if (!decoder.isEnd()) {
-                return reject(RejectReason.NOT_AVRO, "bytes left over after the record: written with another schema?");
+                return Read.rejected(RejectReason.NOT_AVRO, "bytes left over after the record: written with another schema?");
             }
         } catch (AvroTypeException e) {
             boolean missing = String.valueOf(e.getMessage()).contains("missing required field");
-            return reject(missing ? RejectReason.MISSING_FIELD : RejectReason.NOT_AVRO, "does not resolve to the reader schema: " + e.getMessage());
+            return Read.rejected(missing ? RejectReason.MISSING_FIELD : RejectReason.NOT_AVRO, "does not resolve to the reader schema: " + e.getMessage());
         } catch (IOException | RuntimeException e) {
-            return reject(RejectReason.NOT_AVRO, "does not decode: " + e);
+            return Read.rejected(RejectReason.NOT_AVRO, "does not decode: " + e);
         }
-        return MappedRecords.parse(mapping, MappedRecords.recordOptions(source, maxFeatures, timestamp),
-                column -> value(record.get(column)), offset);
+        Schema schema = reading.schema();
+        return Read.of(column -> value(record.get(column)), column -> schema.getField(column) != null);
     }
 
     /** The reading of a registered writer schema, fetched once; null when the registry does not know the id. */
@@ -130,7 +138,7 @@ final class AvroRecords implements RecordDecoder {
             Schema writer = new Schema.Parser().parse(registered.get().text());
             reading = reading(writer, readerSchema == null ? writer : new Schema.Parser().parse(readerSchema));
         } catch (SchemaParseException e) {
-            reading = new Reading(null, RejectReason.NOT_AVRO, "schema id " + id + " is not an Avro schema this reader can parse: " + e.getMessage());
+            reading = new Reading(null, null, RejectReason.NOT_AVRO, "schema id " + id + " is not an Avro schema this reader can parse: " + e.getMessage());
         }
         byWriterId.put(id, reading);
         return reading;
@@ -138,14 +146,9 @@ final class AvroRecords implements RecordDecoder {
 
     private Reading reading(Schema writer, Schema reader) {
         if (reader.getType() != Schema.Type.RECORD) {
-            return new Reading(null, RejectReason.NOT_AVRO, "the schema is a " + reader.getType() + ", not a record");
+            return new Reading(null, null, RejectReason.NOT_AVRO, "the schema is a " + reader.getType() + ", not a record");
         }
-        String missing = MappedRecords.firstMissing(mapping, column -> reader.getField(column) != null);
-        if (missing != null) {
-            return new Reading(null, RejectReason.MISSING_FIELD, "no field \"" + missing + "\" in the record's schema "
-                    + reader.getFullName() + " (the mapping reads it)");
-        }
-        return new Reading(new GenericDatumReader<>(writer, reader), null, null);
+        return new Reading(new GenericDatumReader<>(writer, reader), reader, null, null);
     }
 
     private static Object value(Object v) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.ingest.mapping.RawRecord;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,15 +42,15 @@ public final class JsonLinesParser implements LineParser {
         } catch (JsonProcessingException e) {
             return reject(RejectReason.UNPARSABLE, "not JSON: " + e.getOriginalMessage());
         }
-        return parse(mapping, options, root, lineNumber);
-    }
-
-    /** A parsed JSON value through the mapping: it must be an object. */
-    static ParseResult parse(FeatureMapping mapping, ParseOptions options, JsonNode root, long lineNumber) {
         if (root == null || !root.isObject()) {
             return reject(RejectReason.UNPARSABLE, "not a JSON object");
         }
-        return MappedRecords.parse(mapping, options, column -> value(root.get(column)), lineNumber);
+        return MappedRecords.parse(mapping, options, raw(root), lineNumber);
+    }
+
+    /** A JSON object's top-level keys as columns. */
+    static RawRecord raw(JsonNode object) {
+        return column -> value(object.get(column));
     }
 
     private static Object value(JsonNode n) {

@@ -1,14 +1,12 @@
 package io.streamtrain.ingest.format;
 
-import static io.streamtrain.ingest.format.ParseResult.reject;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import java.io.IOException;
 
-/** Topic records that are JSON objects, through {@link JsonLinesParser}'s reading of a JSON object. */
+/** Topic records that are JSON objects, their values read as {@link JsonLinesParser} reads a line's. */
 final class JsonRecords implements RecordDecoder {
     private static final long serialVersionUID = 1L;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -17,29 +15,36 @@ final class JsonRecords implements RecordDecoder {
     private final int maxFeatures;
 
     JsonRecords(FeatureMapping mapping, int maxFeatures) {
-        this.mapping = MappedRecords.requireLabel(mapping);
+        this.mapping = mapping;
         this.maxFeatures = maxFeatures;
     }
 
     @Override
-    public ParseResult decode(String source, long offset, long timestamp, byte[] value) {
+    public Read read(byte[] value) {
         if (value == null || value.length == 0) {
-            return reject(RejectReason.EMPTY, "record has no value");
+            return Read.rejected(RejectReason.EMPTY, "record has no value");
         }
         JsonNode root;
         try {
             root = JSON.readTree(value);
         } catch (JsonProcessingException e) {
-            return reject(RejectReason.UNPARSABLE, "not JSON: " + e.getOriginalMessage());
+            return Read.rejected(RejectReason.UNPARSABLE, "not JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
-            return reject(RejectReason.UNPARSABLE, "not JSON: " + e.getMessage());
+            return Read.rejected(RejectReason.UNPARSABLE, "not JSON: " + e.getMessage());
         }
-        if (root != null && root.isObject()) {
-            String missing = MappedRecords.firstMissing(mapping, root::has);
-            if (missing != null) {
-                return reject(RejectReason.MISSING_FIELD, "no \"" + missing + "\" in the record (the mapping reads it)");
-            }
+        if (root == null || !root.isObject()) {
+            return Read.rejected(RejectReason.UNPARSABLE, "not a JSON object");
         }
-        return JsonLinesParser.parse(mapping, MappedRecords.recordOptions(source, maxFeatures, timestamp), root, offset);
+        return Read.of(JsonLinesParser.raw(root), root::has);
+    }
+
+    @Override
+    public FeatureMapping mapping() {
+        return mapping;
+    }
+
+    @Override
+    public int maxFeatures() {
+        return maxFeatures;
     }
 }

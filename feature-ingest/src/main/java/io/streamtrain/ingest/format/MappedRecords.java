@@ -22,16 +22,6 @@ final class MappedRecords {
         return mapping;
     }
 
-    /** The first column the mapping reads that {@code present} says a record lacks; null when it has them all. */
-    static String firstMissing(FeatureMapping mapping, java.util.function.Predicate<String> present) {
-        for (String column : mapping.columns()) {
-            if (!present.test(column)) {
-                return column;
-            }
-        }
-        return null;
-    }
-
     /** The parse options of one topic record: its Kafka timestamp is the event time unless the mapping has a time column. */
     static ParseOptions recordOptions(String source, int maxFeatures, long timestamp) {
         return new ParseOptions(source, maxFeatures, ParseOptions.DEFAULT_HASH_BITS, () -> timestamp);

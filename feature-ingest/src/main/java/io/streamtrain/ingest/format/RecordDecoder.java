@@ -1,7 +1,10 @@
 package io.streamtrain.ingest.format;
 
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.ingest.mapping.RawRecord;
 import java.io.Serializable;
+import java.util.Collection;
+import java.util.function.Predicate;
 import org.apache.avro.Schema;
 
 /**
@@ -15,11 +18,58 @@ import org.apache.avro.Schema;
 public interface RecordDecoder extends Serializable {
 
     /**
+     * One record's raw values, or why it has none: {@code raw} reads its columns, {@code has} tells
+     * which it has at all (absent, as opposed to null).
+     */
+    record Read(RawRecord raw, Predicate<String> has, RejectReason reason, String detail) {
+        static Read of(RawRecord raw, Predicate<String> has) {
+            return new Read(raw, has, null, null);
+        }
+
+        static Read rejected(RejectReason reason, String detail) {
+            return new Read(null, null, reason, detail);
+        }
+
+        public boolean ok() {
+            return reason == null;
+        }
+
+        /** The first of {@code columns} the record lacks; null when it has them all. */
+        public String firstMissing(Collection<String> columns) {
+            for (String c : columns) {
+                if (!has.test(c)) {
+                    return c;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Decodes the record's value into its raw values (no mapping applied yet). */
+    Read read(byte[] value);
+
+    /** The mapping {@link #decode} applies. */
+    FeatureMapping mapping();
+
+    /**
      * @param source names the record in default example ids ({@code <source>:<offset>}), e.g. the topic and partition
      * @param timestamp the record's Kafka timestamp in epoch millis: its event time when the mapping has no time column
      * @param value the record's value, possibly null
      */
-    ParseResult decode(String source, long offset, long timestamp, byte[] value);
+    default ParseResult decode(String source, long offset, long timestamp, byte[] value) {
+        Read read = read(value);
+        if (!read.ok()) {
+            return ParseResult.reject(read.reason(), read.detail());
+        }
+        String missing = read.firstMissing(mapping().columns());
+        if (missing != null) {
+            return ParseResult.reject(RejectReason.MISSING_FIELD, "no \"" + missing + "\" in the record (the mapping reads it)");
+        }
+        return MappedRecords.parse(mapping(), MappedRecords.recordOptions(source, maxFeatures(), timestamp), read.raw(), offset);
+    }
+
+    /** Records with more features are rejected ({@code too-many-features}). */
+    int maxFeatures();
 
     /** JSON objects, one per record: top-level keys are the columns (as in JSON lines files). */
     static RecordDecoder json(FeatureMapping mapping, int maxFeatures) {
