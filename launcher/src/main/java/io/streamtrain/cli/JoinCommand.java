@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code streamtrain join}: the online impression/click joiner on a Flink inside this process. */
+/** {@code streamtrain join}: the online impression/click joiner on a Flink inside this process or on a session cluster. */
 @Command(name = "join", mixinStandardHelpOptions = true,
         description = "Joins Avro impressions with later clicks in event time and writes one labelled Example per impression "
                 + "(1 if a click arrives within the attribution window, 0 when the window closes without one) to --out, "
@@ -98,6 +98,9 @@ public final class JoinCommand implements Callable<Integer> {
     @Option(names = "--parallelism", description = "Job parallelism (parallelism.default; default: 1).")
     Integer parallelism;
 
+    @Mixin
+    SessionClusterOptions session;
+
     @Option(names = "--until-end", description = "Join what the topics hold now, close every open window at the end of input, and exit (streamtrain.join.until-end).")
     Boolean untilEnd;
 
@@ -153,6 +156,6 @@ public final class JoinCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--impressions, --clicks and --out must be three different topics");
         }
         return new JoinRun.Settings(conf, ConfigurationSources.checkpointDir(conf, CHECKPOINTS), conf.get(CoreOptions.DEFAULT_PARALLELISM),
-                ConfigurationSources.checkpointInterval(conf), untilIdle, !noResume, System.err);
+                ConfigurationSources.checkpointInterval(conf), untilIdle, !noResume, System.err, session.target());
     }
 }

@@ -5,6 +5,8 @@ import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Click;
 import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.Impression;
+import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.TestExamples;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -150,9 +152,8 @@ final class JoinScenario {
      * A join of {@code T.impressions} and {@code T.clicks} into {@code T.out} with this scenario's
      * disorder allowed for, no idle timeout (every partition has events).
      */
-    static Configuration job(String bootstrap, String t, long windowMs) {
-        Configuration conf = new Configuration();
-        conf.set(JoinOptions.BOOTSTRAP, bootstrap);
+    static Configuration job(KafkaFixture kafka, String t, long windowMs) {
+        Configuration conf = TestExamples.connect(new Configuration(), kafka); // the joiner's Kafka settings are the training job's
         conf.set(JoinOptions.IMPRESSIONS_TOPIC, t + ".impressions");
         conf.set(JoinOptions.CLICKS_TOPIC, t + ".clicks");
         conf.set(JoinOptions.OUT_TOPIC, t + ".out");

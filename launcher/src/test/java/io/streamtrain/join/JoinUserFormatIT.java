@@ -60,7 +60,7 @@ class JoinUserFormatIT {
             producer.flush();
         }
 
-        Configuration conf = JoinScenario.job(kafka.bootstrapServers(), t, WINDOW_MS);
+        Configuration conf = JoinScenario.job(kafka, t, WINDOW_MS);
         conf.set(JoinOptions.UNTIL_END, true);
         conf.set(JoinOptions.INPUT_FORMAT, InputFormat.JSON); // with the built-in impressions mapping
         JoinRun.Summary summary = JoinRun.run(new JoinRun.Settings(conf, checkpoints, 2, Duration.ofMillis(300), null, true, System.err));

@@ -177,7 +177,7 @@ class UserFormatsIT {
     }
 
     private Configuration job(String topic, Path dir, InputFormat format, Path mapping) {
-        Configuration conf = TestExamples.oracleJob(kafka.bootstrapServers(), topic);
+        Configuration conf = TestExamples.connect(TestExamples.oracleJob(kafka.bootstrapServers(), topic), kafka);
         conf.set(TrainingOptions.INPUT_FORMAT, format);
         conf.set(TrainingOptions.MAPPING, mapping.toString());
         return conf;

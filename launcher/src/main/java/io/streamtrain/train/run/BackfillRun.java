@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.kafka.KafkaConnection;
@@ -11,7 +12,9 @@ import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -48,8 +51,9 @@ public final class BackfillRun {
 
     public static TrainingSummary run(Settings b) throws Exception {
         Path checkpoints = b.outDir().resolve("checkpoints");
-        TrainingRun.Settings s = new TrainingRun.Settings(b.training().conf(), checkpoints, b.training().parallelism(),
-                b.training().checkpointInterval(), null, false, b.training().progress());
+        TrainingRun.Settings t = b.training();
+        TrainingRun.Settings s = new TrainingRun.Settings(t.conf(), checkpoints, t.parallelism(), t.checkpointInterval(), null, false,
+                t.progress(), null, null, t.session());
         Configuration conf = TrainingRun.flinkConfiguration(s);
         KafkaConnection connection = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
@@ -87,10 +91,9 @@ public final class BackfillRun {
                 feedbackProgressFrom.putAll(SourceOffsets.of(restore.get(), TrainingJob.FEEDBACK_SOURCE_UID));
             }
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
-            TrainingJob.modelInfo(conf).write(b.outDir());
             Duration quiet = TrainingRun.quietFloor(conf, s.checkpointInterval());
 
-            try (LocalFlink flink = new LocalFlink(conf, s.parallelism());
+            try (TrainingCluster flink = s.openCluster(conf, FlinkApplication.BACKFILL);
                     MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("backfill: " + topic + " offsets " + range.from() + " to " + range.to() + " (" + range.size()
                         + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
@@ -117,6 +120,8 @@ public final class BackfillRun {
                     Thread.sleep(100);
                 }
                 new Handover(topic, savepoint.toAbsolutePath().toString(), range.to()).write(b.outDir());
+                // The job wrote what export needs beside its checkpoints, which go below: it stays beside the savepoint.
+                Files.copy(checkpoints.resolve(ModelInfo.FILE), b.outDir().resolve(ModelInfo.FILE), StandardCopyOption.REPLACE_EXISTING);
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = outage.retry("counting dead letters",

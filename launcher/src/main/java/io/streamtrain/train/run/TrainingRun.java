@@ -51,16 +51,36 @@ public final class TrainingRun {
             boolean resume,
             PrintStream progress,
             Path cluster,
-            Path initialSavepoint) {
+            Path initialSavepoint,
+            SessionTarget session) {
         /** A run on a local Flink (MiniCluster) in this JVM. */
         public Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
                         Duration untilIdle, boolean resume, PrintStream progress) {
-            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, null);
+            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, null, null);
         }
 
         /** The same run on the local cluster in {@code clusterDir}, whose TaskManagers decide the parallelism. */
         public Settings onCluster(Path clusterDir) {
-            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir, initialSavepoint);
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir, initialSavepoint, null);
+        }
+
+        /** The same run submitted to an existing session cluster ({@code --jobmanager}). */
+        public Settings onSession(SessionTarget target) {
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, initialSavepoint, target);
+        }
+
+        /** Where the job runs: a session cluster, the local cluster in {@link #cluster}, or a Flink in this JVM. */
+        TrainingCluster openCluster(Configuration job, FlinkApplication application) throws Exception {
+            if (session != null) {
+                return new SessionJob(session, application);
+            }
+            if (cluster != null) {
+                if (application != FlinkApplication.TRAINING) {
+                    throw new IllegalArgumentException("a local reactive cluster (--cluster) runs the training job only; use --jobmanager");
+                }
+                return new StandaloneTraining(LocalCluster.open(cluster), progress);
+            }
+            return new LocalFlink(job, parallelism, application);
         }
 
         /**
@@ -69,7 +89,7 @@ public final class TrainingRun {
          * operator's initialSavepointPath; later runs resume from their own checkpoints.
          */
         public Settings fromSavepoint(Path savepoint) {
-            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, cluster, savepoint);
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, cluster, savepoint, session);
         }
     }
 
@@ -139,11 +159,8 @@ public final class TrainingRun {
                     : feedbackFrom;
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
 
-            TrainingJob.modelInfo(conf).write(s.checkpointDir());
             Duration idle = effectiveIdle(s, conf);
-            try (TrainingCluster flink = s.cluster() == null
-                            ? new LocalFlink(conf, s.parallelism())
-                            : new StandaloneTraining(LocalCluster.open(s.cluster()), out);
+            try (TrainingCluster flink = s.openCluster(conf, FlinkApplication.TRAINING);
                     MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
                         + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
