@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -217,18 +216,25 @@ public final class ScoringServer implements AutoCloseable {
      */
     public boolean stop(Duration drain) {
         stopping = true;
-        boolean drained = true;
-        try {
-            Graceful.shutdown(server).get(drain.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            drained = false;
+        // Closes the listener and makes the graceful handler count down; idle keep-alive connections
+        // would hold Jetty's own shutdown future open until their idle timeout, so wait for the
+        // requests in flight instead, then close whatever connections are left.
+        Graceful.shutdown(server);
+        long deadline = System.nanoTime() + drain.toNanos();
+        boolean drained;
+        while (!(drained = graceful.getCurrentRequestCount() == 0) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!drained) {
             LOG.warn("{} requests still in flight after {} s; closing anyway", graceful.getCurrentRequestCount(), drain.toSeconds());
-        } catch (Exception e) {
-            drained = false;
-            LOG.warn("draining failed", e);
         }
         try {
-            server.setStopTimeout(1);
+            server.setStopTimeout(0);
             server.stop();
         } catch (Exception e) {
             LOG.warn("stopping the HTTP server failed", e);
