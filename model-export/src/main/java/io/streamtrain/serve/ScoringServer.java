@@ -92,6 +92,7 @@ public final class ScoringServer implements AutoCloseable {
     /** The request parsers of one model (its feature mapping decides how a raw line parses). */
     private record Parsers(ServedModel model, ScoreRequests score, InferenceProtocol infer) {}
 
+    /** Takes ownership of {@code model}: it is closed when the server stops, or here if the server cannot start. */
     public ScoringServer(Settings s, ServedModel model, ModelLoader loader) throws IOException {
         this.settings = s;
         this.slot = new ModelSlot(model);
@@ -101,9 +102,31 @@ public final class ScoringServer implements AutoCloseable {
         pool.setName("serve");
         pool.setReservedThreads(0);
         this.server = new Server(pool);
+        this.graceful = new GracefulHandler(new Routes());
+        // Jetty cuts connections to 1 s of idleness when a drain starts; a request in flight keeps the usual bound.
+        graceful.setShutdownIdleTimeout(s.idleTimeout().toMillis());
+        server.setHandler(graceful);
+        server.setStopAtShutdown(false); // serve decides when to stop: after draining
+        try {
+            this.connector = connector(s, server);
+            server.addConnector(connector);
+            server.start();
+        } catch (Exception e) {
+            slot.close();
+            try {
+                server.stop();
+            } catch (Exception ignored) {
+                // nothing started that needs stopping
+            }
+            throw e instanceof IOException io ? io : new IOException("cannot listen on " + s.host() + ":" + s.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static ServerConnector connector(Settings s, Server server) throws IOException {
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
+        ServerConnector connector;
         if (s.tls() == null) {
             connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         } else {
@@ -115,18 +138,7 @@ public final class ScoringServer implements AutoCloseable {
         connector.setPort(s.port());
         connector.setIdleTimeout(s.idleTimeout().toMillis());
         connector.setAcceptQueueSize(1024);
-        server.addConnector(connector);
-        this.graceful = new GracefulHandler(new Routes());
-        // Jetty cuts connections to 1 s of idleness when a drain starts; a request in flight keeps the usual bound.
-        graceful.setShutdownIdleTimeout(s.idleTimeout().toMillis());
-        server.setHandler(graceful);
-        server.setStopAtShutdown(false); // serve decides when to stop: after draining
-        try {
-            server.start();
-        } catch (Exception e) {
-            slot.close();
-            throw new IOException("cannot listen on " + s.host() + ":" + s.port() + ": " + e.getMessage(), e);
-        }
+        return connector;
     }
 
     public int port() {

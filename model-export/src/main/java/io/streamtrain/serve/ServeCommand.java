@@ -114,13 +114,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ScoringServer.Settings settings = settings();
         ServedModel first = open(bundleDir, storeDir);
-        ScoringServer server;
-        try {
-            server = new ScoringServer(settings, first, dir -> open(dir, null));
-        } catch (IOException | RuntimeException e) {
-            first.close();
-            throw e;
-        }
+        ScoringServer server = new ScoringServer(settings, first, dir -> open(dir, null));
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
