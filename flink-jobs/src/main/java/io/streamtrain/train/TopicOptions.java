@@ -105,14 +105,14 @@ public final class TopicOptions {
         return topics;
     }
 
-    /** A dead-letter or output topic of another job (the joiner's), with the same replication settings. */
+    /** A topic a job creates when missing: the replication settings above with {@code configs}. */
     public static NewTopic topic(Configuration conf, String name, int partitions, Map<String, String> configs) {
         Map<String, String> all = new LinkedHashMap<>(configs);
         conf.getOptional(MIN_INSYNC_REPLICAS).ifPresent(n -> all.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, String.valueOf(n)));
         return new NewTopic(name, partitions, (short) (int) conf.get(REPLICATION_FACTOR)).configs(all);
     }
 
-    /** A dead-letter topic's configs (the joiner's too). */
+    /** The configs of a dead-letter topic (the joiner's too). */
     public static Map<String, String> deadLetterConfigs(Configuration conf) {
         return retention(conf.get(DEAD_LETTER_RETENTION));
     }
