@@ -122,7 +122,7 @@ public final class ScoreRequests {
             long id = integer(f.get("id"), here + ".id");
             if (field > Integer.MAX_VALUE || !FeatureKey.isValidInput((int) field, id)) {
                 throw BadRequest.invalid(here + ": feature " + field + ":" + id + " out of range (field 0.."
-                        + (FeatureKey.MAX_FIELD - 1) + ", id 0.." + FeatureKey.MAX_ID + ")");
+                        + (FeatureKey.DENSE_FIELD - 1) + ", id 0.." + FeatureKey.MAX_ID + ")");
             }
             float value = 1f;
             JsonNode v = f.get("value");

@@ -11,6 +11,8 @@ public final class FeatureKey {
     public static final long MAX_ID = (1L << ID_BITS) - 1;
     /** The global bias row: the reserved last field, id 0. Input features may not use it. */
     public static final long BIAS = of(MAX_FIELD, 0);
+    /** The reserved field of the deep models' dense parameter chunks (id = chunk index). Input features may not use it. */
+    public static final int DENSE_FIELD = MAX_FIELD - 1;
 
     private FeatureKey() {}
 
@@ -32,8 +34,13 @@ public final class FeatureKey {
         return key & MAX_ID;
     }
 
-    /** True when (field, id) can be packed and is not the reserved bias field. */
+    /** True when (field, id) can be packed and is not a reserved field (bias, dense chunks). */
     public static boolean isValidInput(int field, long id) {
-        return field >= 0 && field < MAX_FIELD && id >= 0 && id <= MAX_ID;
+        return field >= 0 && field < DENSE_FIELD && id >= 0 && id <= MAX_ID;
+    }
+
+    /** Whether {@code key} is a dense parameter chunk's row. */
+    public static boolean isDense(long key) {
+        return field(key) == DENSE_FIELD;
     }
 }

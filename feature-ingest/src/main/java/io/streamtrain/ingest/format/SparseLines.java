@@ -55,7 +55,7 @@ final class SparseLines {
             }
             if (field == Scan.OUT_OF_RANGE || idx == Scan.OUT_OF_RANGE || !FeatureKey.isValidInput((int) field, idx)) {
                 return reject(RejectReason.FEATURE_OUT_OF_RANGE, "token " + token + " '" + Scan.excerpt(line, i, t)
-                        + "': field outside 0.." + (FeatureKey.MAX_FIELD - 1) + " or index outside 0.." + FeatureKey.MAX_ID);
+                        + "': field outside 0.." + (FeatureKey.DENSE_FIELD - 1) + " or index outside 0.." + FeatureKey.MAX_ID);
             }
             float value = Scan.value(line, c2 + 1, t);
             if (Float.isNaN(value)) {

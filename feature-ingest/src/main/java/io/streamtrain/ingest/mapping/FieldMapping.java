@@ -1,6 +1,7 @@
 package io.streamtrain.ingest.mapping;
 
 import io.streamtrain.ingest.format.Buckets;
+import io.streamtrain.schema.FeatureKey;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Objects;
@@ -37,8 +38,8 @@ public record FieldMapping(String column, int field, Kind kind, Buckets buckets,
     public FieldMapping {
         Objects.requireNonNull(column, "column");
         Objects.requireNonNull(kind, "kind");
-        if (field < 0 || field > 65534) {
-            throw new IllegalArgumentException("column " + column + ": field " + field + " outside 0..65534 (65535 is the bias)");
+        if (field < 0 || field > FeatureKey.DENSE_FIELD - 1) {
+            throw new IllegalArgumentException("column " + column + ": field " + field + " outside 0..65533 (65534 and 65535 are reserved: dense chunks and bias)");
         }
         if (hashBits < 1 || hashBits > 48) {
             throw new IllegalArgumentException("column " + column + ": hash_bits " + hashBits + " outside 1..48");

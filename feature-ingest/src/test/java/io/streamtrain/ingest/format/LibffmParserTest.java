@@ -14,10 +14,10 @@ class LibffmParserTest {
 
     @Test
     void parsesFieldsIdsAndValues() {
-        Example e = ok(parser, "0 1:2:0.5 65534:7:1 3:281474976710655:2 # comment\r");
+        Example e = ok(parser, "0 1:2:0.5 65533:7:1 3:281474976710655:2 # comment\r");
         assertEquals("train.ffm:7", e.getId());
         assertEquals(0f, e.getLabel());
-        features(e, f(1, 2, 0.5f), f(65534, 7, 1f), f(3, (1L << 48) - 1, 2f));
+        features(e, f(1, 2, 0.5f), f(65533, 7, 1f), f(3, (1L << 48) - 1, 2f));
         assertEquals(1f, ok(parser, "+1 0:0:1").getLabel());
         assertEquals(0f, ok(parser, "-1 0:0:1").getLabel());
     }
