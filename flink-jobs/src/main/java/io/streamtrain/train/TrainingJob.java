@@ -3,7 +3,8 @@ package io.streamtrain.train;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.contract.OperatorUids;
 import io.streamtrain.kafka.KafkaConnection;
-import io.streamtrain.model.ModelKind;
+import io.streamtrain.model.ModelShape;
+import io.streamtrain.model.deep.DenseLayout;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.ParameterServer;
 import io.streamtrain.ps.ParameterServerOperator;
@@ -13,7 +14,10 @@ import io.streamtrain.ps.RowCacheSize;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
+import io.streamtrain.ps.optimizer.DenseOptimizerConfig;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.row.DenseChunks;
+import io.streamtrain.ps.row.DenseParameters;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.BatchCredits;
 import io.streamtrain.train.batch.BatchSizeRamp;
@@ -113,13 +117,14 @@ public final class TrainingJob {
         KafkaConnection kafka = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
         KeyGroups keyGroups = new KeyGroups(conf.get(PipelineOptions.MAX_PARALLELISM));
-        ModelKind kind = conf.get(TrainingOptions.MODEL);
-        int dim = conf.get(PsOptions.DIM);
+        ModelShape shape = TrainingOptions.shape(conf);
+        DenseLayout denseLayout = shape.denseLayout();
 
         SingleOutputStreamOperator<MiniBatch> batches = records
                 .keyBy(r -> keyGroups.keyOfPartition(r.partition), Types.INT)
                 .transform("batcher", TypeInformation.of(MiniBatch.class), new MiniBatcherOperator(new MiniBatcher(
                         keyGroups,
+                        DenseChunks.keys(denseLayout),
                         new BatchSizeRamp(conf.get(TrainingOptions.INITIAL_BATCH_SIZE), conf.get(TrainingOptions.BATCH_SIZE)),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
                         new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
@@ -151,7 +156,9 @@ public final class TrainingJob {
                 .connect(pushes.keyBy(p -> keyGroups.keyOf(p.keyGroup), Types.INT))
                 .transform("parameter-server", TypeInformation.of(PulledRows.class), new ParameterServerOperator(new ParameterServer(
                         OptimizerConfig.from(conf),
-                        RowInitializer.from(conf, kind),
+                        RowInitializer.from(conf, shape.kind()),
+                        denseLayout.size() == 0 ? DenseParameters.NONE
+                                : new DenseParameters(denseLayout, conf.get(PsOptions.INIT_SEED), DenseOptimizerConfig.from(conf)),
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),
@@ -164,7 +171,7 @@ public final class TrainingJob {
         SingleOutputStreamOperator<Push> gradients = batches
                 .keyBy(b -> keyGroups.keyOfPartition(b.sourcePartition), Types.INT)
                 .connect(rows.keyBy(r -> keyGroups.keyOfPartition(r.sourcePartition), Types.INT))
-                .process(new Worker(kind.create(dim), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW),
+                .process(new Worker(shape.batchModel(), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW),
                         conf.get(TrainingOptions.METRICS_REPORT_INTERVAL).toMillis()))
                 .uid("streamtrain-worker")
                 .name("worker");
@@ -200,6 +207,7 @@ public final class TrainingJob {
 
     /** What the job's checkpoints hold, as export and score read it ({@link ModelInfo#FILE} beside them). */
     public static ModelInfo modelInfo(Configuration conf) {
+        ModelShape shape = TrainingOptions.shape(conf);
         return new ModelInfo(
                 conf.get(TrainingOptions.NAME),
                 conf.get(TrainingOptions.TOPIC),
@@ -207,7 +215,10 @@ public final class TrainingJob {
                 conf.get(PsOptions.DIM),
                 conf.get(PsOptions.OPTIMIZER).toString(),
                 conf.getOptional(PsOptions.ROW_TTL).map(Duration::toMillis).orElse(0L),
-                conf.get(PipelineOptions.MAX_PARALLELISM));
+                conf.get(PipelineOptions.MAX_PARALLELISM),
+                shape.fields(),
+                shape.hidden(),
+                shape.crossLayers());
     }
 
     public static String jobName(Configuration conf) {

@@ -5,7 +5,9 @@ import static io.streamtrain.options.OptionRule.atLeast;
 
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.model.ModelKind;
+import io.streamtrain.model.ModelShape;
 import io.streamtrain.options.OptionRule;
+import io.streamtrain.ps.PsOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +57,29 @@ public final class TrainingOptions {
                     .enumType(ModelKind.class)
                     .defaultValue(ModelKind.FM)
                     .withDescription("Model family.");
+
+    public static final ConfigOption<Integer> FIELDS =
+            ConfigOptions.key("streamtrain.train.fields")
+                    .intType()
+                    .defaultValue(39)
+                    .withDescription(
+                            "Deep models (deepfm, wdl, dcn): the fields 0 .. fields-1 feed the dense tower, one"
+                                    + " embedding each (a multi-valued field's embeddings summed with their values, an"
+                                    + " absent field zeros), so its input is fields x streamtrain.ps.dim wide. Features"
+                                    + " of higher fields reach the linear and FM parts only. 39 is Criteo's field count.");
+
+    public static final ConfigOption<List<Integer>> HIDDEN =
+            ConfigOptions.key("streamtrain.train.hidden")
+                    .intType()
+                    .asList()
+                    .defaultValues(256, 128, 64)
+                    .withDescription("Deep models: the widths of the MLP's hidden layers (ReLU), input side first; may be empty.");
+
+    public static final ConfigOption<Integer> CROSS_LAYERS =
+            ConfigOptions.key("streamtrain.train.cross-layers")
+                    .intType()
+                    .defaultValue(2)
+                    .withDescription("dcn: the cross layers x_{l+1} = x0 * (W_l x_l + b_l) + x_l beside the MLP. Other models refuse it.");
 
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamtrain.train.batch-size")
@@ -222,6 +247,8 @@ public final class TrainingOptions {
 
     /** What the options accept beyond their types. */
     public static final List<OptionRule<?>> RULES = List.of(
+            atLeast(FIELDS, 1),
+            atLeast(CROSS_LAYERS, 1),
             atLeast(BATCH_SIZE, 1),
             above(MAX_WAIT, Duration.ZERO),
             atLeast(MAX_BATCHES_IN_FLIGHT, 0),
@@ -234,6 +261,22 @@ public final class TrainingOptions {
             atLeast(VALIDATION_WINDOW, 1),
             atLeast(FEEDBACK_PARTITIONS, 1),
             atLeast(INJECT_FAILURE_AFTER, 0L));
+
+    /**
+     * The model {@code conf} trains: kind, dim and, for the deep kinds, fields, hidden layers and
+     * (dcn) cross layers. Cross layers set for another model are an error, not silently ignored.
+     */
+    public static ModelShape shape(Configuration conf) {
+        ModelKind kind = conf.get(MODEL);
+        if (!kind.isDeep()) {
+            return ModelShape.sparse(kind, conf.get(PsOptions.DIM));
+        }
+        if (kind != ModelKind.DCN && conf.contains(CROSS_LAYERS)) {
+            throw new IllegalArgumentException(CROSS_LAYERS.key() + " (--cross-layers) is for dcn only, not " + kind);
+        }
+        return new ModelShape(kind, conf.get(PsOptions.DIM), conf.get(FIELDS), conf.get(HIDDEN),
+                kind == ModelKind.DCN ? conf.get(CROSS_LAYERS) : 0);
+    }
 
     /** Partition → offset from a map option's string pairs. */
     public static Map<Integer, Long> partitionOffsets(Map<String, String> pairs) {

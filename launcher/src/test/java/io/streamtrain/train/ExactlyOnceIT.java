@@ -12,6 +12,7 @@ import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerKind;
+import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.FeatureKey;
@@ -28,21 +29,23 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Invariant 1: with the count optimizer, after injected task failures, a stop, a resume from the
  * retained checkpoint and idle gaps in the input, every row's count equals the number of input
- * records containing its feature — no more, no less; and the published model updates end at
- * exactly the model.
+ * records containing its feature — no more, no less; a deep model's every dense parameter equals
+ * the number of records; and the published model updates end at exactly the model.
  */
 class ExactlyOnceIT {
     private final KafkaFixture kafka = KafkaFixture.shared();
 
-    @Test
-    void everyRecordIsCountedExactlyOnceAcrossFailuresResumeAndIdleGaps(@TempDir Path checkpoints) throws Exception {
-        String topic = "oracle-" + System.nanoTime();
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ModelKind.class, names = {"FM", "DEEPFM"})
+    void everyRecordIsCountedExactlyOnceAcrossFailuresResumeAndIdleGaps(ModelKind model, @TempDir Path checkpoints) throws Exception {
+        String topic = "oracle-" + model + "-" + System.nanoTime();
         kafka.createTopic(topic, 4);
         TestExamples examples = new TestExamples(42);
         try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
@@ -52,7 +55,7 @@ class ExactlyOnceIT {
             }
             producer.flush();
 
-            TrainingSummary first = TrainingRun.run(settings(topic, checkpoints, 3_000));
+            TrainingSummary first = TrainingRun.run(settings(model, topic, checkpoints, 3_000));
             System.err.println("first run: " + first.line());
             assertTrue(first.restarts() >= 1, "the injected failure restarted the job: " + first.line());
             assertEquals(12_003, first.records(), first.line());
@@ -65,15 +68,16 @@ class ExactlyOnceIT {
                 }
             });
             bursts.start();
-            TrainingSummary second = TrainingRun.run(settings(topic, checkpoints, 1_000));
+            TrainingSummary second = TrainingRun.run(settings(model, topic, checkpoints, 1_000));
             bursts.join();
             System.err.println("second run: " + second.line());
             assertTrue(second.restarts() >= 1, second.line());
         }
 
-        List<ExportedRow> rows = CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints));
+        ModelInfo info = ModelInfo.read(checkpoints);
+        List<ExportedRow> rows = CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), info);
         System.err.println("exported " + rows.size() + " rows from " + LatestCheckpoint.in(checkpoints));
-        examples.assertCountedExactlyOnce(rows);
+        examples.assertCountedExactlyOnce(rows, DenseChunks.count(info.shape().denseLayout().size()));
         assertModelUpdatesEndAtTheModel(topic + ".updates", rows);
 
         List<ConsumerRecord<byte[], byte[]>> dead = kafka.readAll(topic + ".dlq", true, Duration.ofSeconds(10));
@@ -103,12 +107,15 @@ class ExactlyOnceIT {
         }
     }
 
-    private TrainingRun.Settings settings(String topic, Path checkpoints, long failAfter) {
+    private TrainingRun.Settings settings(ModelKind model, String topic, Path checkpoints, long failAfter) {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, ModelKind.FM);
+        conf.set(TrainingOptions.MODEL, model);
+        // The examples' 4 fields feed a tower of 13 dense chunks, spread over both PS subtasks.
+        conf.set(TrainingOptions.FIELDS, 4);
+        conf.set(TrainingOptions.HIDDEN, List.of(64, 32));
         conf.set(TrainingOptions.BATCH_SIZE, 64);
         conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
         conf.set(TrainingOptions.INJECT_FAILURE_AFTER, failAfter);

@@ -61,15 +61,33 @@ public final class TestExamples {
      * count equals the number of records containing its feature, no more and no less.
      */
     void assertCountedExactlyOnce(List<ExportedRow> rows) {
-        assertCountedExactlyOnce(rows, good, trueCounts);
+        assertCountedExactlyOnce(rows, good, trueCounts, 0);
+    }
+
+    /** The oracle of a deep model with {@code denseChunks} dense chunk rows: each of their parameters saw every good record once too. */
+    void assertCountedExactlyOnce(List<ExportedRow> rows, int denseChunks) {
+        assertCountedExactlyOnce(rows, good, trueCounts, denseChunks);
     }
 
     /** The same oracle against a snapshot of the truth ({@link #good}, {@link #trueCounts}) taken earlier. */
     public static void assertCountedExactlyOnce(List<ExportedRow> rows, long good, Map<Long, Long> trueCounts) {
+        assertCountedExactlyOnce(rows, good, trueCounts, 0);
+    }
+
+    private static void assertCountedExactlyOnce(List<ExportedRow> rows, long good, Map<Long, Long> trueCounts, int denseChunks) {
         Map<Long, Long> exported = new HashMap<>();
+        Set<Long> chunks = new LinkedHashSet<>();
         long biasCount = -1;
         for (ExportedRow row : rows) {
             long key = FeatureKey.of(row.field(), row.id());
+            if (FeatureKey.isDense(key)) {
+                chunks.add(row.id());
+                assertEquals(good, row.count(), "dense chunk " + row.id() + " saw every good record once");
+                for (int i = 0; i < row.vector().length; i++) {
+                    assertEquals(good, (long) row.vector()[i], "dense chunk " + row.id() + ", parameter " + i + " counts every good record once");
+                }
+                continue;
+            }
             if (key == FeatureKey.BIAS) {
                 biasCount = row.count();
             } else {
@@ -79,6 +97,7 @@ public final class TestExamples {
         }
         assertEquals(good, biasCount, "the bias row saw every good record once");
         assertEquals(trueCounts, exported, "every row counted every record containing it exactly once");
+        assertEquals(denseChunks, chunks.size(), "dense chunk rows in the model: " + chunks);
     }
 
     /** A small training job for the count oracle on {@code topic}: LR with the count optimizer, 64-example batches. */

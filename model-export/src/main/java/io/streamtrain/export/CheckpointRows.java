@@ -105,11 +105,15 @@ public final class CheckpointRows {
         return rows;
     }
 
-    /** Emits every row of one PS key group. */
+    /**
+     * Emits every row of one PS key group: its sparse rows, then a deep model's dense chunk rows
+     * (field {@code FeatureKey.DENSE_FIELD}, id = chunk; see {@code DenseChunks}).
+     */
     static final class RowReader extends KeyedStateReaderFunction<Integer, ExportedRow> {
         private static final long serialVersionUID = 1L;
         private final Duration ttl;
         private transient MapState<Long, EmbeddingRow> rows;
+        private transient MapState<Long, EmbeddingRow> dense;
 
         RowReader(Duration ttl) {
             this.ttl = ttl;
@@ -118,11 +122,15 @@ public final class CheckpointRows {
         @Override
         public void open(OpenContext openContext) {
             rows = getRuntimeContext().getMapState(PsState.rows(ttl));
+            dense = getRuntimeContext().getMapState(PsState.denseRows());
         }
 
         @Override
         public void readKey(Integer keyGroupKey, Context ctx, Collector<ExportedRow> out) throws Exception {
             for (Map.Entry<Long, EmbeddingRow> e : rows.entries()) {
+                out.collect(exported(e.getKey(), e.getValue()));
+            }
+            for (Map.Entry<Long, EmbeddingRow> e : dense.entries()) {
                 out.collect(exported(e.getKey(), e.getValue()));
             }
         }

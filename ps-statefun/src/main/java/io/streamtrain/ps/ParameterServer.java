@@ -7,6 +7,7 @@ import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
+import io.streamtrain.ps.row.DenseParameters;
 import io.streamtrain.ps.row.RowInitializer;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * back ({@link #restoreChangedRows}) and the exporter reads over the stored rows. Writing them to
  * RocksDB before each barrier holds up every push for 40-60 ms and writes hot rows once a second;
  * the copy takes 10-25 ms (docs/decisions/0006-write-back-row-cache.md). The last batch applied per partition reaches
- * RocksDB before each barrier ({@link #writeBackAppliedBatches}). Writing a row under its own key
+ * RocksDB before each barrier, with the dense chunks ({@link #writeBackBeforeBarrier}, {@link DenseRows}). Writing a row under its own key
  * group needs the operator's key context: run this function in a {@link ParameterServerOperator}.
  */
 public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest, Push, PulledRows> {
@@ -52,6 +53,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     private final OptimizerConfig optimizerConfig;
     private final RowInitializer initializer;
+    private final DenseParameters denseParameters;
     private final int minFrequency;
     private final Duration rowTtl;
     private final boolean publishChangedRows;
@@ -71,6 +73,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
     private transient AppliedNotices notices;
 
     /**
+     * @param denseParameters a deep model's dense parameters ({@link DenseRows}), or {@link DenseParameters#NONE}
      * @param minFrequency occurrences before a feature gets a row ({@link Admission})
      * @param rowTtl rows not updated for this long count as gone, or null ({@link RowExpiry})
      * @param publishChangedRows emit every changed row on {@link #ROWS_CHANGED}
@@ -79,11 +82,13 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
      * @param noticeFlushDelay applied notices are gathered this long before they are sent
      * @param reportInterval time between two {@link StalenessReport}s of a subtask
      */
-    public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, int minFrequency, Duration rowTtl,
+    public ParameterServer(OptimizerConfig optimizerConfig, RowInitializer initializer, DenseParameters denseParameters,
+                           int minFrequency, Duration rowTtl,
                            boolean publishChangedRows, RowCacheSize rowCacheSize, Duration quietWriteBack,
                            Duration noticeFlushDelay, Duration reportInterval) {
         this.optimizerConfig = optimizerConfig;
         this.initializer = initializer;
+        this.denseParameters = denseParameters;
         this.minFrequency = minFrequency;
         this.rowTtl = rowTtl;
         this.publishChangedRows = publishChangedRows;
@@ -123,8 +128,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         RowWriteBack writeBack = new RowWriteBack(stored, scope, metrics.rowsWrittenBack, width, slotWidth, quietMs);
         rows = new RowStore(stored, cacheRows, writeBack, new RowExpiry(rowTtl), initializer, optimizer, metrics);
         Admission admission = new Admission(minFrequency, getRuntimeContext().getMapState(PsState.pending(rowTtl)), metrics.pendingCreated);
-        pulls = new PullServer(rows, admission, width, metrics.rowsPulled);
-        pushes = new PushApplier(rows, admission, optimizer, width,
+        DenseRows dense = new DenseRows(getRuntimeContext().getMapState(PsState.denseRows()), denseParameters, scope);
+        pulls = new PullServer(rows, dense, admission, width, metrics.rowsPulled);
+        pushes = new PushApplier(rows, dense, admission, optimizer, width,
                 getRuntimeContext().getMapState(PsState.appliedBatches()), scope, metrics);
         staleness = new StalenessReporter(metrics.staleness, metrics.runStaleness, task, reportEveryMs);
         notices = new AppliedNotices();
@@ -164,9 +170,9 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         }
     }
 
-    /** Writes the last batch applied per key group and source partition to RocksDB: before each checkpoint barrier. */
-    void writeBackAppliedBatches() throws Exception {
-        pushes.writeBackAppliedBatches();
+    /** Writes the last batch applied per key group and source partition, and the changed dense chunks, to RocksDB: before each checkpoint barrier. */
+    void writeBackBeforeBarrier() throws Exception {
+        pushes.writeBackBeforeBarrier();
     }
 
     /** The row cache's changed rows for the checkpoint's operator state ({@link RowStore#changedRows}). */
@@ -179,7 +185,7 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
 
     /** Writes every changed row and the last batches applied to RocksDB: at the end of input. */
     void writeBackAll() throws Exception {
-        writeBackAppliedBatches();
+        writeBackBeforeBarrier();
         rows.writeBackAll();
     }
 

@@ -13,7 +13,7 @@ import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 /**
  * Runs the {@link ParameterServer} with the hooks a function alone lacks: a way to write state under
  * another key than the element's, a write before each checkpoint barrier leaves (the last batches
- * applied), the row cache's changed rows in operator state at each snapshot (and back into RocksDB
+ * applied, the dense chunks), the row cache's changed rows in operator state at each snapshot (and back into RocksDB
  * on restore), and a full write-back at the end of input.
  */
 public final class ParameterServerOperator extends KeyedCoProcessOperator<Integer, PullRequest, Push, PulledRows> {
@@ -49,7 +49,7 @@ public final class ParameterServerOperator extends KeyedCoProcessOperator<Intege
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        parameterServer().writeBackAppliedBatches();
+        parameterServer().writeBackBeforeBarrier();
     }
 
     /** Runs just before Flink snapshots the operator state and RocksDB, in the same synchronous step. */

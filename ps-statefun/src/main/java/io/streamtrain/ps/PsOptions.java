@@ -5,6 +5,7 @@ import static io.streamtrain.options.OptionRule.atLeast;
 import static io.streamtrain.options.OptionRule.atLeastBelow;
 
 import io.streamtrain.options.OptionRule;
+import io.streamtrain.ps.optimizer.DenseOptimizerKind;
 import io.streamtrain.ps.optimizer.OptimizerKind;
 import java.time.Duration;
 import java.util.List;
@@ -20,6 +21,19 @@ public final class PsOptions {
                     .enumType(OptimizerKind.class)
                     .defaultValue(OptimizerKind.ADAGRAD)
                     .withDescription("Row optimizer.");
+
+    public static final ConfigOption<DenseOptimizerKind> DENSE_OPTIMIZER =
+            ConfigOptions.key("streamtrain.ps.dense-optimizer")
+                    .enumType(DenseOptimizerKind.class)
+                    .defaultValue(DenseOptimizerKind.ADAM)
+                    .withDescription("Deep models: the optimizer of the dense tower's parameters (with the row"
+                            + " optimizer count, they count examples like the bias row instead).");
+
+    public static final ConfigOption<Double> DENSE_LEARNING_RATE =
+            ConfigOptions.key("streamtrain.ps.dense-learning-rate")
+                    .doubleType()
+                    .defaultValue(0.001)
+                    .withDescription("Deep models: the dense optimizer's step size. The gradient is the batch's sum.");
 
     public static final ConfigOption<Integer> DIM =
             ConfigOptions.key("streamtrain.ps.dim")
@@ -141,6 +155,7 @@ public final class PsOptions {
     public static final List<OptionRule<?>> RULES = List.of(
             atLeast(DIM, 0),
             above(LEARNING_RATE, 0.0),
+            above(DENSE_LEARNING_RATE, 0.0),
             atLeast(L2, 0.0),
             atLeast(L1, 0.0),
             atLeast(FTRL_BETA, 0.0),

@@ -32,6 +32,14 @@ public final class PsState {
         return d;
     }
 
+    /**
+     * Dense chunk key → chunk row ({@code io.streamtrain.ps.row.DenseChunks}): a deep model's dense
+     * parameters, {@code DenseChunks.WIDTH} weights per row. No TTL: every batch updates them.
+     */
+    public static MapStateDescriptor<Long, EmbeddingRow> denseRows() {
+        return new MapStateDescriptor<>("dense-rows", LongSerializer.INSTANCE, EmbeddingRowSerializer.INSTANCE);
+    }
+
     /** Row key → occurrences seen while the feature is below the admission frequency. */
     public static MapStateDescriptor<Long, Integer> pending(Duration ttl) {
         MapStateDescriptor<Long, Integer> d = new MapStateDescriptor<>("pending", Types.LONG, Types.INT);

@@ -2,14 +2,17 @@ package io.streamtrain.ps;
 
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.optimizer.Optimizer;
+import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.ps.row.EmbeddingRow;
+import io.streamtrain.schema.FeatureKey;
 import org.apache.flink.api.common.state.MapState;
 
 /**
  * Applies a push's gradients to its rows, each batch at most once: a push whose (source partition,
  * batch sequence) this key group applied already is a replay of the at-least-once feedback and is
  * dropped ({@link AppliedBatches}). A row missing so far is created once admission lets it; each
- * gradient is damped by the updates its row took since the pull ({@link StaleGradients}).
+ * gradient is damped by the updates its row took since the pull ({@link StaleGradients}). A deep
+ * model's dense chunk rows go to {@link DenseRows}, through the same duplicate check.
  */
 final class PushApplier {
     /** Takes each row a push changed (its weights: the row's own array, copy to keep). */
@@ -21,6 +24,7 @@ final class PushApplier {
     }
 
     private final RowStore rows;
+    private final DenseRows dense;
     private final Admission admission;
     private final Optimizer optimizer;
     private final int width;
@@ -30,9 +34,10 @@ final class PushApplier {
     private final PsMetrics metrics;
 
     /** @param appliedState the last batch applied per source partition ({@link PsState#appliedBatches}), under the current key group */
-    PushApplier(RowStore rows, Admission admission, Optimizer optimizer, int width,
+    PushApplier(RowStore rows, DenseRows dense, Admission admission, Optimizer optimizer, int width,
                 MapState<Integer, Long> appliedState, KeyGroupScope scope, PsMetrics metrics) {
         this.rows = rows;
+        this.dense = dense;
         this.admission = admission;
         this.optimizer = optimizer;
         this.width = width;
@@ -51,9 +56,14 @@ final class PushApplier {
         long[] keys = push.keys;
         int[] occurrences = push.occurrences;
         float[] grad = push.gradients;
-        for (int i = 0; i < keys.length; i++) {
+        // at: where key i's gradient starts (rows are laid out one after the other, dense chunks wider)
+        for (int i = 0, at = 0; i < keys.length; at += DenseChunks.rowWidth(keys[i], width), i++) {
             long key = keys[i];
             int occ = occurrences[i];
+            if (FeatureKey.isDense(key)) {
+                changedRows.changed(key, dense.apply(key, grad, at, occ, now).weights);
+                continue;
+            }
             EmbeddingRow row = rows.current(key, now);
             if (row == null) {
                 long seenBefore = admission.admit(key, occ);
@@ -66,8 +76,8 @@ final class PushApplier {
             if (row.version == 0) {
                 metrics.rowsAdmitted.inc(); // its first update: made just now, or by its pull and cached
             }
-            StaleGradients.damp(grad, i * width, width, row.version - versionAt(push, i));
-            optimizer.apply(row.weights, row.slots, grad, i * width, occ);
+            StaleGradients.damp(grad, at, width, row.version - versionAt(push, i));
+            optimizer.apply(row.weights, row.slots, grad, at, occ);
             row.version++;
             row.count += occ;
             row.updatedAt = now;
@@ -80,8 +90,9 @@ final class PushApplier {
         return true;
     }
 
-    /** Writes the last batch applied per key group and source partition to RocksDB: before each checkpoint barrier. */
-    void writeBackAppliedBatches() throws Exception {
+    /** Writes the last batch applied per key group and source partition, and the dense chunks changed, to RocksDB: before each checkpoint barrier. */
+    void writeBackBeforeBarrier() throws Exception {
+        dense.writeBack();
         applied.writeBack((group, partition, seq) -> scope.run(group, () -> appliedState.put(partition, seq)));
     }
 

@@ -8,8 +8,14 @@ import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
 import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.message.RowChanged;
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.model.ModelShape;
+import io.streamtrain.ps.optimizer.DenseOptimizerConfig;
+import io.streamtrain.ps.optimizer.DenseOptimizerKind;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.optimizer.OptimizerKind;
+import io.streamtrain.ps.row.DenseChunks;
+import io.streamtrain.ps.row.DenseParameters;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.FeatureKey;
 import java.time.Duration;
@@ -231,7 +237,12 @@ class ParameterServerTest {
 
     private static KeyedTwoInputStreamOperatorTestHarness<Integer, PullRequest, Push, PulledRows> ps(
             Settings s, int parallelism, int subtask, OperatorSubtaskState restored) throws Exception {
-        ParameterServer server = new ParameterServer(new OptimizerConfig(OptimizerKind.COUNT, 0.1, 0, 0, 1, 0.1), INITIALIZER,
+        return ps(s, DenseParameters.NONE, parallelism, subtask, restored);
+    }
+
+    private static KeyedTwoInputStreamOperatorTestHarness<Integer, PullRequest, Push, PulledRows> ps(
+            Settings s, DenseParameters dense, int parallelism, int subtask, OperatorSubtaskState restored) throws Exception {
+        ParameterServer server = new ParameterServer(new OptimizerConfig(OptimizerKind.COUNT, 0.1, 0, 0, 1, 0.1), INITIALIZER, dense,
                 s.minFrequency(), s.ttl(), s.publish(), new RowCacheSize(s.cacheRows(), 0.0), s.quietWriteBack(),
                 PsOptions.NOTICE_FLUSH_DELAY.defaultValue(), Duration.ofSeconds(1));
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(new ParameterServerOperator(server),
@@ -245,6 +256,82 @@ class ParameterServerTest {
         }
         harness.open();
         return harness;
+    }
+
+    /** A DCN's dense parameters: a few dozen chunks, so both halves of the key groups hold some. */
+    private static DenseParameters dense(boolean counting) {
+        ModelShape shape = new ModelShape(ModelKind.DCN, 4, 6, List.of(32, 16), 2);
+        return new DenseParameters(shape.denseLayout(), 5, new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, counting));
+    }
+
+    /** The first dense chunk key in the key groups subtask {@code half} of two owns. */
+    private static long chunk(DenseParameters dense, int half) {
+        for (long key : DenseChunks.keys(dense.layout())) {
+            if (KEY_GROUPS.bucketOf(key) / (MAX_PARALLELISM / 2) == half) {
+                return key;
+            }
+        }
+        throw new AssertionError("no chunk in half " + half + ": make the layout larger");
+    }
+
+    @Test
+    void denseChunksCountEachBatchOnceAndSurviveACheckpointAndAScaleUp() throws Exception {
+        DenseParameters dense = dense(true);
+        long[] chunks = {chunk(dense, 0), chunk(dense, 1)};
+        Settings settings = Settings.cache(1000).checkpointed();
+        OperatorSubtaskState snapshot;
+        try (var ps = ps(settings, dense, 1, 0, null)) {
+            for (int s = 0; s < 2; s++) {
+                PulledRows first = pull(ps, 0, chunks[s]);
+                assertArrayEquals(new float[DenseChunks.WIDTH], first.weights, "the count oracle's chunks start at zero");
+                ps.processElement2(densePush(0, first, 7 + s), 0);
+                ps.processElement2(densePush(0, first, 7 + s), 0); // a replay
+                PulledRows after = pull(ps, 1, chunks[s]);
+                assertEveryWeight(7 + s, after);
+                assertEquals(1, after.versions[0]);
+            }
+            snapshot = checkpoint(ps, 1); // the chunks reach RocksDB only before this barrier
+        }
+        for (int s = 0; s < 2; s++) {
+            OperatorSubtaskState share = AbstractStreamOperatorTestHarness.repartitionOperatorState(snapshot, MAX_PARALLELISM, 1, 2, s);
+            try (var ps = ps(settings, dense, 2, s, share)) {
+                ps.processElement2(densePush(0, pull(ps, 1, chunks[s]), 100), 0); // a replay of batch 0
+                ps.processElement2(densePush(1, pull(ps, 1, chunks[s]), 3), 0);
+                assertEveryWeight(10 + s, pull(ps, 2, chunks[s]));
+            }
+        }
+    }
+
+    @Test
+    void denseChunksStartAtTheLayoutsValuesAndTakeTheDenseOptimizersStep() throws Exception {
+        DenseParameters dense = dense(false);
+        long chunk = chunk(dense, 0);
+        try (var ps = ps(Settings.cache(1000), dense, 1, 0, null)) {
+            PulledRows first = pull(ps, 0, chunk);
+            float[] initial = dense.initialChunk(DenseChunks.chunkOf(chunk));
+            assertArrayEquals(initial, first.weights);
+            Push push = densePush(0, first, 4);
+            for (int i = 0; i < DenseChunks.WIDTH; i++) {
+                push.gradients[i] = i % 2 == 0 ? 2f : -0.5f;
+            }
+            ps.processElement2(push, 0);
+            PulledRows after = pull(ps, 1, chunk);
+            for (int i = 0; i < DenseChunks.WIDTH; i++) {
+                float adamFirstStep = i % 2 == 0 ? -0.01f : 0.01f; // lr × sign(g), bias-corrected
+                assertEquals(initial[i] + adamFirstStep, after.weights[i], 1e-5, "weight " + i);
+            }
+        }
+    }
+
+    private static Push densePush(long seq, PulledRows pulled, int examples) {
+        return new Push(pulled.keyGroup, PARTITION, seq, 0, pulled.pulledAt, pulled.keys, new int[] {examples}, pulled.versions,
+                new float[DenseChunks.WIDTH]);
+    }
+
+    private static void assertEveryWeight(float expected, PulledRows rows) {
+        float[] all = new float[rows.weights.length];
+        java.util.Arrays.fill(all, expected);
+        assertArrayEquals(all, rows.weights);
     }
 
     /** What a checkpoint takes: the write before the barrier, then the snapshot. */

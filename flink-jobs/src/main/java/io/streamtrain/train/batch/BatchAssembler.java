@@ -9,15 +9,16 @@ import java.util.List;
 
 /**
  * Turns a closed batch's records into the column-wise {@link MiniBatch} and its pulls: the batch's
- * distinct row keys (plus the bias row) grouped by PS key group, so a feature repeated across the
- * batch is pulled, and later pushed, once.
+ * distinct row keys (plus the bias row, and a deep model's dense chunk rows) grouped by PS key
+ * group, so a feature repeated across the batch is pulled, and later pushed, once.
  */
 final class BatchAssembler {
     private BatchAssembler() {}
 
     record Assembled(MiniBatch batch, List<PullRequest> pulls) {}
 
-    static Assembled assemble(KeyGroups keyGroups, int partition, long seq, List<BatchRecord> records) {
+    /** @param denseKeys the dense chunk rows every batch pulls ({@code DenseChunks}), none for lr and fm */
+    static Assembled assemble(KeyGroups keyGroups, long[] denseKeys, int partition, long seq, List<BatchRecord> records) {
         int n = records.size();
         MiniBatch b = new MiniBatch();
         b.sourcePartition = partition;
@@ -43,7 +44,10 @@ final class BatchAssembler {
         }
         b.starts[n] = at;
 
-        List<PullRequest> pulls = groupByKeyGroup(keyGroups, partition, seq, distinctWithBias(b.keys));
+        long[] distinct = distinctWithBias(b.keys);
+        long[] pulled = Arrays.copyOf(distinct, distinct.length + denseKeys.length);
+        System.arraycopy(denseKeys, 0, pulled, distinct.length, denseKeys.length); // reserved keys: never among the features
+        List<PullRequest> pulls = groupByKeyGroup(keyGroups, partition, seq, pulled);
         b.pulls = pulls.size();
         return new Assembled(b, pulls);
     }

@@ -19,11 +19,13 @@ final class BatchEmitter implements Serializable {
     static final OutputTag<PullRequest> PULLS = new OutputTag<>("pulls") {};
 
     private final KeyGroups keyGroups;
+    private final long[] denseKeys;
     private final BatchCredits credits;
     private transient Counter batchesEmitted;
 
-    BatchEmitter(KeyGroups keyGroups, BatchCredits credits) {
+    BatchEmitter(KeyGroups keyGroups, long[] denseKeys, BatchCredits credits) {
         this.keyGroups = keyGroups;
+        this.denseKeys = denseKeys;
         this.credits = credits;
     }
 
@@ -44,7 +46,7 @@ final class BatchEmitter implements Serializable {
 
     void emit(int partition, long seq, List<BatchRecord> records, KeyedProcessFunction<?, ?, ?>.Context ctx,
               Collector<MiniBatch> out) throws InterruptedException {
-        BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, partition, seq, records);
+        BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, denseKeys, partition, seq, records);
         credits.awaitCredit();
         for (PullRequest pull : assembled.pulls()) {
             ctx.output(PULLS, pull);

@@ -63,14 +63,14 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
      */
     private transient long recordsAwaitingBatch;
 
-    public MiniBatcher(KeyGroups keyGroups, BatchSizeRamp batchSizes, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
+    public MiniBatcher(KeyGroups keyGroups, long[] denseKeys, BatchSizeRamp batchSizes, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
                        String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits, long reportEveryMs) {
         this.cutter = new BatchCutter(batchSizes, maxWaitMs);
         this.validator = validator;
         this.tail = tail;
         this.failure = new FailureInjection(injectFailureAfter);
         this.seals = new SealProtocol(topic, tail, maxWaitMs);
-        this.emitter = new BatchEmitter(keyGroups, credits);
+        this.emitter = new BatchEmitter(keyGroups, denseKeys, credits);
         this.reporter = new LagReporter(lag, reportEveryMs);
     }
 

@@ -1,7 +1,12 @@
 package io.streamtrain.train.reference;
 
+import io.streamtrain.model.BatchModel;
+import io.streamtrain.model.Examples;
 import io.streamtrain.model.Model;
+import io.streamtrain.model.PerExampleModel;
 import io.streamtrain.ps.optimizer.Optimizer;
+import io.streamtrain.ps.row.DenseChunks;
+import io.streamtrain.ps.row.DenseParameters;
 import io.streamtrain.ps.row.EmbeddingRow;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.schema.Example;
@@ -12,22 +17,37 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The same model, optimizer and mini-batches as the job, in one thread with a heap table and no
+ * The same model, optimizers and mini-batches as the job, in one thread with a heap table and no
  * staleness: the reference the distributed trainer is compared with, and the compute limit the
- * benchmark reports.
+ * benchmark reports. A deep model's dense parameters are kept as the PS keeps them, in chunks
+ * ({@link DenseChunks}), each updated once per batch with the batch's example count.
  */
 public final class SequentialTrainer {
-    private final Model model;
+    private final BatchModel model;
     private final Optimizer optimizer;
     private final RowInitializer initializer;
+    private final Optimizer denseOptimizer;
+    private final EmbeddingRow[] chunks;
     private final Map<Long, EmbeddingRow> rows = new HashMap<>();
     private final int width;
+    /** The dense parameters as one array, until the next batch changes them (predict reads them per example). */
+    private float[] denseSnapshot;
 
+    /** A model without dense parameters (lr, fm). */
     public SequentialTrainer(Model model, Optimizer optimizer, RowInitializer initializer) {
+        this(new PerExampleModel(model), optimizer, initializer, DenseParameters.NONE);
+    }
+
+    public SequentialTrainer(BatchModel model, Optimizer optimizer, RowInitializer initializer, DenseParameters dense) {
         this.model = model;
         this.optimizer = optimizer;
         this.initializer = initializer;
         this.width = model.width();
+        this.chunks = new EmbeddingRow[DenseChunks.count(model.denseLayout().size())];
+        this.denseOptimizer = chunks.length == 0 ? null : dense.optimizer().create();
+        for (int c = 0; c < chunks.length; c++) {
+            chunks[c] = dense.newRow(c, denseOptimizer);
+        }
     }
 
     /** Trains on {@code examples} in order, {@code batchSize} at a time. */
@@ -57,27 +77,41 @@ public final class SequentialTrainer {
             float[] w = row != null ? row.weights : initializer.initialWeights(e.getKey());
             System.arraycopy(w, 0, table, e.getValue(), width);
         }
-        float[] grad = new float[table.length];
         int[] occurrences = new int[keyAt.length];
+        int[] starts = new int[batch.size() + 1];
         int[] slots = new int[features];
+        int[] fields = new int[features];
         float[] values = new float[features];
-        double[] scratch = new double[width];
+        float[] labels = new float[batch.size()];
         occurrences[0] = batch.size();
+        int at = 0;
         for (int e = 0; e < parsed.length; e++) {
             long[] keys = parsed[e].keys();
-            for (int i = 0; i < keys.length; i++) {
-                slots[i] = offsetOf.get(keys[i]);
-                values[i] = parsed[e].values()[i];
-                occurrences[slots[i] / width]++;
+            starts[e] = at;
+            labels[e] = batch.get(e).getLabel();
+            for (int i = 0; i < keys.length; i++, at++) {
+                slots[at] = offsetOf.get(keys[i]);
+                fields[at] = FeatureKey.field(keys[i]);
+                values[at] = parsed[e].values()[i];
+                occurrences[slots[at] / width]++;
             }
-            double p = Model.sigmoid(model.logit(table, 0, slots, values, 0, keys.length, scratch));
-            model.backward(table, 0, slots, values, 0, keys.length, p - batch.get(e).getLabel(), scratch, grad);
         }
+        starts[parsed.length] = at;
+        float[] dense = denseParameters();
+        float[] grad = new float[table.length];
+        float[] denseGrad = new float[dense.length];
+        model.gradients(new Examples(batch.size(), starts, slots, fields, values, 0), labels, table, dense,
+                new double[batch.size()], grad, denseGrad);
         for (int r = 0; r < keyAt.length; r++) {
             EmbeddingRow row = rows.computeIfAbsent(keyAt[r], k -> initializer.newRow(k, optimizer));
             optimizer.apply(row.weights, row.slots, grad, r * width, occurrences[r]);
             row.count += occurrences[r];
         }
+        for (int c = 0; c < chunks.length; c++) {
+            denseOptimizer.apply(chunks[c].weights, chunks[c].slots, denseGrad, c * DenseChunks.WIDTH, batch.size());
+            chunks[c].count += batch.size();
+        }
+        denseSnapshot = null;
     }
 
     public double predict(Example example) {
@@ -85,18 +119,33 @@ public final class SequentialTrainer {
         long[] keys = ex.keys();
         float[] table = new float[(keys.length + 1) * width];
         int[] slots = new int[keys.length];
+        int[] fields = new int[keys.length];
         EmbeddingRow bias = rows.get(FeatureKey.BIAS);
         if (bias != null) {
             System.arraycopy(bias.weights, 0, table, 0, width);
         }
         for (int i = 0; i < keys.length; i++) {
             slots[i] = (i + 1) * width;
+            fields[i] = FeatureKey.field(keys[i]);
             EmbeddingRow row = rows.get(keys[i]);
             if (row != null) {
                 System.arraycopy(row.weights, 0, table, slots[i], width);
             }
         }
-        return Model.sigmoid(model.logit(table, 0, slots, ex.values(), 0, keys.length, new double[width]));
+        double[] logit = new double[1];
+        model.logits(new Examples(1, new int[] {0, keys.length}, slots, fields, ex.values(), 0), table, denseParameters(), logit);
+        return Model.sigmoid(logit[0]);
+    }
+
+    /** The dense parameters, chunk after chunk (the last one's padding included). */
+    private float[] denseParameters() {
+        if (denseSnapshot == null) {
+            denseSnapshot = new float[chunks.length * DenseChunks.WIDTH];
+            for (int c = 0; c < chunks.length; c++) {
+                System.arraycopy(chunks[c].weights, 0, denseSnapshot, c * DenseChunks.WIDTH, DenseChunks.WIDTH);
+            }
+        }
+        return denseSnapshot;
     }
 
     public int rows() {

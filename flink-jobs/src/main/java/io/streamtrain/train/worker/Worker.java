@@ -1,9 +1,11 @@
 package io.streamtrain.train.worker;
 
-import io.streamtrain.model.Model;
+import io.streamtrain.model.BatchModel;
+import io.streamtrain.model.Examples;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
+import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.train.batch.MiniBatch;
 import java.util.TreeMap;
@@ -26,7 +28,8 @@ import org.apache.flink.util.OutputTag;
 /**
  * Keyed by source partition: joins each mini-batch with its pulled rows, scores every example
  * before learning from it (progressive validation), and emits the batch's summed gradients as one
- * push per PS key group. Batches of a partition are trained strictly in sequence, so its pushes
+ * push per PS key group: the sparse rows' and, for a deep model, the dense chunks' (each chunk
+ * counts every example of the batch). Batches of a partition are trained strictly in sequence, so its pushes
  * reach each feedback partition in order, which the PS's duplicate check relies on.
  *
  * <p>Batches waiting for rows live on the heap and go into operator state at every snapshot
@@ -38,7 +41,9 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
 
     public static final OutputTag<WindowReport> METRICS = new OutputTag<>("metrics") {};
 
-    private final Model model;
+    private final BatchModel model;
+    /** The dense parameters' floats as the PS holds them: whole chunks. */
+    private final int denseFloats;
     private final KeyGroups keyGroups;
     private final int validationWindow;
     private final long metricsEveryMs;
@@ -46,7 +51,6 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     private transient ValueState<Long> nextSeqState;
     private transient WaitingBatches waiting;
     private transient ProgressiveValidation validation;
-    private transient double[] scratch;
     private transient long examples;
     private transient long lastMetricsAt;
     private transient Counter examplesCounter;
@@ -54,8 +58,9 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     private transient long restoredCheckpoint = -1;
     private transient volatile long completedCheckpoint = -1;
 
-    public Worker(Model model, KeyGroups keyGroups, int validationWindow, long metricsEveryMs) {
+    public Worker(BatchModel model, KeyGroups keyGroups, int validationWindow, long metricsEveryMs) {
         this.model = model;
+        this.denseFloats = DenseChunks.count(model.denseLayout().size()) * DenseChunks.WIDTH;
         this.keyGroups = keyGroups;
         this.validationWindow = validationWindow;
         this.metricsEveryMs = metricsEveryMs;
@@ -65,7 +70,6 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     public void open(OpenContext openContext) {
         nextSeqState = getRuntimeContext().getState(new ValueStateDescriptor<>("worker-next-seq", Types.LONG));
         validation = new ProgressiveValidation(validationWindow);
-        scratch = new double[model.width()];
         var group = getRuntimeContext().getMetricGroup().addGroup("worker");
         examplesCounter = group.counter("examplesTrained");
         examplesPerSecond = group.meter("examplesPerSecond", new MeterView(examplesCounter));
@@ -115,46 +119,68 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     private void train(BatchAssembly assembly, Context ctx, Collector<Push> out) {
         MiniBatch b = assembly.batch;
         int width = model.width();
-        int rowCount = 0;
+        int sparseRows = 0;
         for (PulledRows r : assembly.rows) {
-            rowCount += r.keys.length;
+            for (long k : r.keys) {
+                sparseRows += FeatureKey.isDense(k) ? 0 : 1;
+            }
         }
-        float[] table = new float[rowCount * width];
-        RowOffsets offsetOf = new RowOffsets(rowCount);
+        // The sparse rows one after the other in a table; the dense chunks in parameter order.
+        float[] table = new float[sparseRows * width];
+        float[] dense = new float[denseFloats];
+        RowOffsets offsetOf = new RowOffsets(sparseRows);
         int at = 0;
         for (PulledRows r : assembly.rows) {
-            System.arraycopy(r.weights, 0, table, at, r.weights.length);
+            int from = 0;
             for (long k : r.keys) {
-                offsetOf.put(k, at);
-                at += width;
+                if (FeatureKey.isDense(k)) {
+                    System.arraycopy(r.weights, from, dense, DenseChunks.chunkOf(k) * DenseChunks.WIDTH, DenseChunks.WIDTH);
+                    from += DenseChunks.WIDTH;
+                } else {
+                    System.arraycopy(r.weights, from, table, at, width);
+                    offsetOf.put(k, at);
+                    at += width;
+                    from += width;
+                }
             }
         }
         int biasSlot = offsetOf.get(FeatureKey.BIAS);
         int[] slots = new int[b.keys.length];
-        int[] occurrences = new int[rowCount];
+        int[] fields = new int[b.keys.length];
+        int[] occurrences = new int[sparseRows];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = offsetOf.get(b.keys[i]);
+            fields[i] = FeatureKey.field(b.keys[i]);
             occurrences[slots[i] / width]++;
         }
         occurrences[biasSlot / width] = b.size();
 
         float[] grad = new float[table.length];
+        float[] denseGrad = new float[dense.length];
+        double[] predictions = new double[b.size()];
+        model.gradients(new Examples(b.size(), b.starts, slots, fields, b.values, biasSlot), b.labels, table, dense,
+                predictions, grad, denseGrad);
         for (int e = 0; e < b.size(); e++) {
-            int from = b.starts[e];
-            int to = b.starts[e + 1];
-            double p = Model.sigmoid(model.logit(table, biasSlot, slots, b.values, from, to, scratch));
-            validation.add(p, b.labels[e] > 0.5f);
-            model.backward(table, biasSlot, slots, b.values, from, to, p - b.labels[e], scratch, grad);
+            validation.add(predictions[e], b.labels[e] > 0.5f);
         }
 
-        at = 0;
         for (PulledRows r : assembly.rows) {
-            int n = r.keys.length;
-            float[] g = new float[n * width];
-            System.arraycopy(grad, at, g, 0, g.length);
-            int[] occ = new int[n];
-            System.arraycopy(occurrences, at / width, occ, 0, n);
-            at += g.length;
+            float[] g = new float[r.weights.length];
+            int[] occ = new int[r.keys.length];
+            int to = 0;
+            for (int i = 0; i < r.keys.length; i++) {
+                long k = r.keys[i];
+                if (FeatureKey.isDense(k)) {
+                    System.arraycopy(denseGrad, DenseChunks.chunkOf(k) * DenseChunks.WIDTH, g, to, DenseChunks.WIDTH);
+                    occ[i] = b.size(); // every example trains every dense parameter
+                    to += DenseChunks.WIDTH;
+                } else {
+                    int row = offsetOf.get(k);
+                    System.arraycopy(grad, row, g, to, width);
+                    occ[i] = occurrences[row / width];
+                    to += width;
+                }
+            }
             out.collect(new Push(r.keyGroup, b.sourcePartition, b.batchSeq, b.firstOffset, r.pulledAt, r.keys, occ, r.versions, g));
         }
         examples += b.size();

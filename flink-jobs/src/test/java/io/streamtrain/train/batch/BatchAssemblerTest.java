@@ -51,7 +51,7 @@ class BatchAssemblerTest {
                 distinct.add(k);
             }
         }
-        BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, 2, 5, records);
+        BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, new long[0], 2, 5, records);
         assertEquals(100, assembled.batch().keys.length, "every occurrence stays in the batch");
         assertEquals(assembled.pulls().size(), assembled.batch().pulls);
         TreeSet<Long> pulled = new TreeSet<>();

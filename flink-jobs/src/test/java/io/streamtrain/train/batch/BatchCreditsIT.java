@@ -126,7 +126,7 @@ class BatchCreditsIT {
             credits = new BatchCredits(connection, applied, maxInFlight, CREDIT_WAIT_MS,
                     TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis());
             // A max-wait far beyond the test's processing time: no idle check interferes.
-            harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, BatchSizeRamp.constant(1), 1_000_000, new ExampleValidator(100), 0,
+            harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, new long[0], BatchSizeRamp.constant(1), 1_000_000, new ExampleValidator(100), 0,
                     examples, new PartitionTail(connection), new PartitionLag(connection, examples, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()), credits,
                     TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis()), 1, 0, null, 0);
         }

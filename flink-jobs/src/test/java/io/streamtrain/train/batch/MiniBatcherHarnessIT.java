@@ -188,7 +188,7 @@ class MiniBatcherHarnessIT {
     private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
             int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint) throws Exception {
         KafkaConnection connection = kafka.connection();
-        var batcher = new MiniBatcher(KEY_GROUPS, BatchSizeRamp.constant(batchSize), MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
+        var batcher = new MiniBatcher(KEY_GROUPS, new long[0], BatchSizeRamp.constant(batchSize), MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
                 new PartitionTail(connection), new PartitionLag(connection, topic, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()),
                 new BatchCredits(connection, topic("applied"), 0, 20, TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis()),
                 TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis());

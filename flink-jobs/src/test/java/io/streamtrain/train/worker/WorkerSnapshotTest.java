@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.model.ModelKind;
+import io.streamtrain.model.ModelShape;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PulledRows;
 import io.streamtrain.ps.message.Push;
@@ -85,7 +86,7 @@ class WorkerSnapshotTest {
     private static KeyedTwoInputStreamOperatorTestHarness<Integer, MiniBatch, PulledRows, Push> worker(
             int parallelism, int subtask, OperatorSubtaskState restored) throws Exception {
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new KeyedCoProcessOperator<>(new Worker(ModelKind.LR.create(0), KEY_GROUPS, 1000,
+                new KeyedCoProcessOperator<>(new Worker(ModelShape.sparse(ModelKind.LR, 0).batchModel(), KEY_GROUPS, 1000,
                         TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis())),
                 (MiniBatch b) -> KEY_GROUPS.keyOfPartition(b.sourcePartition),
                 (PulledRows r) -> KEY_GROUPS.keyOfPartition(r.sourcePartition),

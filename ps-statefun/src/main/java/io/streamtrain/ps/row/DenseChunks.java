@@ -30,6 +30,20 @@ public final class DenseChunks {
         return (int) FeatureKey.id(key);
     }
 
+    /** Floats of {@code key}'s row in pulls and pushes: {@link #WIDTH} for a dense chunk, {@code sparseWidth} for any other row. */
+    public static int rowWidth(long key, int sparseWidth) {
+        return FeatureKey.isDense(key) ? WIDTH : sparseWidth;
+    }
+
+    /** Floats of the rows of {@code keys}, one after the other. */
+    public static int floats(long[] keys, int sparseWidth) {
+        int n = 0;
+        for (long key : keys) {
+            n += rowWidth(key, sparseWidth);
+        }
+        return n;
+    }
+
     /** The row keys of every chunk of {@code layout}, in chunk order. */
     public static long[] keys(DenseLayout layout) {
         long[] keys = new long[count(layout.size())];

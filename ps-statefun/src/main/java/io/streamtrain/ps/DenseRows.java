@@ -1,0 +1,74 @@
+package io.streamtrain.ps;
+
+import io.streamtrain.ps.optimizer.Optimizer;
+import io.streamtrain.ps.row.DenseChunks;
+import io.streamtrain.ps.row.DenseParameters;
+import io.streamtrain.ps.row.EmbeddingRow;
+import io.streamtrain.ps.row.EmbeddingRowSerializer;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.state.MapState;
+
+/**
+ * A PS subtask's dense chunk rows: on the heap, read from their keyed state
+ * ({@link PsState#denseRows}) on first use after a start or restore and written back before each
+ * checkpoint barrier, like the last batches applied ({@link AppliedBatches}). Every batch updates
+ * every chunk, so writing them per push would put the whole tower through RocksDB each batch; once
+ * per checkpoint, the checkpoint still holds exactly what a write per push would have left.
+ * No admission (a chunk exists from its first pull) and no staleness damping: every chunk misses
+ * the updates of every batch in flight, so damping would only shrink the dense step size.
+ */
+final class DenseRows {
+    private final MapState<Long, EmbeddingRow> stored;
+    private final DenseParameters parameters;
+    private final Optimizer optimizer;
+    private final KeyGroupScope scope;
+    private final Map<Long, EmbeddingRow> live = new HashMap<>();
+    private final Set<Long> changed = new HashSet<>();
+
+    /** @param stored the chunk rows' state, under the current key group */
+    DenseRows(MapState<Long, EmbeddingRow> stored, DenseParameters parameters, KeyGroupScope scope) {
+        this.stored = stored;
+        this.parameters = parameters;
+        this.optimizer = parameters.optimizer() == null ? null : parameters.optimizer().create();
+        this.scope = scope;
+    }
+
+    /** {@code key}'s chunk row, under its key group (the current element's): read, or created with its first values. */
+    EmbeddingRow row(long key) throws Exception {
+        EmbeddingRow row = live.get(key);
+        if (row == null) {
+            if (optimizer == null) {
+                throw new IllegalStateException("dense chunk " + DenseChunks.chunkOf(key) + " asked of a model without dense parameters");
+            }
+            row = stored.get(key);
+            if (row == null) {
+                row = parameters.newRow(DenseChunks.chunkOf(key), optimizer);
+            }
+            live.put(key, row);
+        }
+        return row;
+    }
+
+    /** Applies one batch's gradient {@code grad[off .. off + WIDTH)} for {@code occurrences} examples to {@code key}'s chunk. */
+    EmbeddingRow apply(long key, float[] grad, int off, int occurrences, long now) throws Exception {
+        EmbeddingRow row = row(key);
+        optimizer.apply(row.weights, row.slots, grad, off, occurrences);
+        row.version++;
+        row.count += occurrences;
+        row.updatedAt = now;
+        changed.add(key);
+        return row;
+    }
+
+    /** Writes the chunks changed since the last write-back to their key groups' state: before each barrier and at the end. */
+    void writeBack() throws Exception {
+        for (long key : changed) {
+            EmbeddingRow copy = EmbeddingRowSerializer.INSTANCE.copy(live.get(key)); // the heap keeps changing its own
+            scope.run(scope.keyGroups().bucketOf(key), () -> stored.put(key, copy));
+        }
+        changed.clear();
+    }
+}
