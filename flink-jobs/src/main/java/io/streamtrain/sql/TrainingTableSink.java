@@ -2,7 +2,6 @@ package io.streamtrain.sql;
 
 import io.streamtrain.config.InvalidSettingsException;
 import io.streamtrain.config.SettingsCheck;
-import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.ps.KeyGroups;
@@ -12,9 +11,6 @@ import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.feedback.Outgoing;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.KafkaSinks;
-import java.io.IOException;
-import java.net.URI;
-import java.nio.file.Path;
 import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -99,7 +95,7 @@ public final class TrainingTableSink implements DynamicTableSink {
         } catch (Exception e) {
             throw new ValidationException("streamtrain table " + table + ": cannot prepare its topics on " + connection + ": " + e.getMessage(), e);
         }
-        writeModelInfo(env.getConfiguration(), conf);
+        TrainingJob.recordModelInfo(TrainingJob.modelInfo(conf), env.getConfiguration());
 
         DataStream<Outgoing> examples = rows
                 .process(new RowsToExamples(table, new RowValues(columns), mapping, staging, TrainingOptions.deadLetterTopic(conf)))
@@ -127,22 +123,6 @@ public final class TrainingTableSink implements DynamicTableSink {
             throw new ValidationException("streamtrain table " + table + " trains exactly once through checkpoints:"
                     + " SET 'execution.checkpointing.interval' = '1s' (or longer) before the INSERT");
         }
-    }
-
-    /** model.json beside the checkpoints, so {@code streamtrain export --checkpoint DIR} can read them. */
-    private void writeModelInfo(ReadableConfig job, Configuration conf) {
-        job.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).ifPresent(dir -> {
-            URI uri = URI.create(dir);
-            if (uri.getScheme() != null && !uri.getScheme().equals("file")) {
-                return;
-            }
-            ModelInfo info = TrainingJob.modelInfo(conf);
-            try {
-                info.write(uri.getScheme() == null ? Path.of(dir) : Path.of(uri));
-            } catch (IOException e) {
-                LOG.warn("could not write {} to {}: export will need it", ModelInfo.FILE, dir, e);
-            }
-        });
     }
 
     private static Map<Integer, Long> partitionOffsets(Map<TopicPartition, Long> offsets) {

@@ -1,5 +1,6 @@
 package io.streamtrain.train;
 
+import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.ps.KeyGroups;
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +18,9 @@ import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.rocksdb.CompressionType;
+import org.slf4j.Logger;
 
 /**
  * The Flink settings the training and join jobs rely on, whatever cluster runs them: the one list
@@ -100,6 +103,20 @@ public final class RequiredFlinkSettings {
         Configuration given = new Configuration(c);
         SETTINGS.forEach(s -> s.applyTo(given, c));
         return c;
+    }
+
+    /**
+     * The settings of a Flink application's job (its main runs on the JobManager): the cluster's
+     * Flink configuration, where the streamtrain keys sit beside Flink's own, checked
+     * ({@link SettingsCheck}) so that a bad value fails the application at once with its key, not
+     * in a restart loop, with the required settings applied; {@code env} is configured with them.
+     */
+    public static Configuration forApplication(StreamExecutionEnvironment env, Logger log) {
+        Configuration given = Configuration.fromMap(env.getConfiguration().toMap());
+        SettingsCheck.check(given).orThrow().warnings().forEach(log::warn);
+        Configuration conf = apply(given);
+        env.configure(conf);
+        return conf;
     }
 
     private static <T> Setting<T> forced(ConfigOption<T> option, T value) {

@@ -1,6 +1,5 @@
 package io.streamtrain.train;
 
-import io.streamtrain.config.SettingsCheck;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -9,11 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The training job as a Flink application: the main class a standalone application cluster's
- * JobManager runs (locally through {@code streamtrain train --cluster}, on Kubernetes through the
- * operator's FlinkDeployment). Every setting comes from the cluster's Flink configuration, where
- * the streamtrain keys sit beside Flink's own; they are checked ({@link SettingsCheck}) before the
- * job is built, so a bad value fails the application at once with its key, not in a restart loop.
+ * The training job as a Flink application: the main class a JobManager runs, in a standalone
+ * application cluster (locally through {@code streamtrain train --cluster}, on Kubernetes through
+ * the operator's FlinkDeployment) or on a session cluster (a FlinkSessionJob, or
+ * {@code streamtrain train --jobmanager}). Every setting comes from the Flink configuration
+ * ({@link RequiredFlinkSettings#forApplication}).
  */
 public final class TrainingApplication {
     private static final Logger LOG = LoggerFactory.getLogger(TrainingApplication.class);
@@ -22,10 +21,11 @@ public final class TrainingApplication {
 
     public static void main(String[] args) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        Configuration given = Configuration.fromMap(env.getConfiguration().toMap());
-        SettingsCheck.check(given).orThrow().warnings().forEach(LOG::warn);
-        Configuration conf = RequiredFlinkSettings.apply(given);
-        env.configure(conf);
+        execute(env, RequiredFlinkSettings.forApplication(env, LOG));
+    }
+
+    /** Builds and runs the training job (a backfill when its configuration has stop offsets). */
+    static void execute(StreamExecutionEnvironment env, Configuration conf) throws Exception {
         Map<TopicPartition, Long> feedbackStart;
         try (KafkaProgress kafka = new KafkaProgress(TrainingOptions.kafka(conf))) {
             feedbackStart = kafka.endOffsets(TrainingOptions.feedbackTopic(conf));

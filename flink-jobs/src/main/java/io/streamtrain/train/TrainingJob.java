@@ -32,6 +32,8 @@ import io.streamtrain.train.batch.SourceRecordDeserializer;
 import io.streamtrain.train.worker.WindowReport;
 import io.streamtrain.train.feedback.PushDeserializer;
 import io.streamtrain.train.worker.Worker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -40,8 +42,10 @@ import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
@@ -77,7 +81,25 @@ public final class TrainingJob {
      *     job was built); a restored job resumes from its checkpoint instead.
      */
     public static void build(StreamExecutionEnvironment env, Configuration conf, Map<TopicPartition, Long> feedbackStart) {
+        recordModelInfo(modelInfo(conf), conf);
         loop(env, conf, examples(env, conf), feedbackStart).sinkEach(conf);
+    }
+
+    /**
+     * Writes {@link ModelInfo#FILE} into the job's checkpoint directory, on whichever file system it
+     * is ({@code s3://…} too): with it, the checkpoints alone are enough for export and score, however
+     * the job was started. A directory the job cannot write to fails it here, before it runs: its
+     * checkpoints would fail the same way.
+     */
+    public static void recordModelInfo(ModelInfo info, ReadableConfig job) {
+        job.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).ifPresent(dir -> {
+            try {
+                info.write(new org.apache.flink.core.fs.Path(dir));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + ModelInfo.FILE + " into the checkpoint directory " + dir
+                        + " (" + CheckpointingOptions.CHECKPOINTS_DIRECTORY.key() + "): " + e.getMessage(), e);
+            }
+        });
     }
 
     /** The examples topic's records, from the configured start (a backfill: its own source, see below). */
@@ -127,7 +149,7 @@ public final class TrainingJob {
                         DenseChunks.keys(denseLayout),
                         new BatchSizeRamp(conf.get(TrainingOptions.INITIAL_BATCH_SIZE), conf.get(TrainingOptions.BATCH_SIZE)),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
-                        new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
+                        new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES), InputFormat.decoder(conf)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
                         new PartitionTail(kafka, stopOffsets(conf)),
@@ -206,7 +228,7 @@ public final class TrainingJob {
     }
 
     /** What the job's checkpoints hold, as export and score read it ({@link ModelInfo#FILE} beside them). */
-    public static ModelInfo modelInfo(Configuration conf) {
+    public static ModelInfo modelInfo(ReadableConfig conf) {
         ModelShape shape = TrainingOptions.shape(conf);
         return new ModelInfo(
                 conf.get(TrainingOptions.NAME),
@@ -222,7 +244,7 @@ public final class TrainingJob {
     }
 
     public static String jobName(Configuration conf) {
-        return "streamtrain-train " + conf.get(TrainingOptions.NAME);
+        return ModelInfo.jobName(conf.get(TrainingOptions.NAME));
     }
 
     /** A source's consumer properties when it reads what transactions wrote: only committed records. */

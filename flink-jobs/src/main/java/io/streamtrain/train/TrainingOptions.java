@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * Every knob of the training job (the PS's own are in {@code PsOptions}). The CLI flags of
@@ -40,11 +41,49 @@ public final class TrainingOptions {
                             + " request.timeout.ms). They replace a client's tuning defaults but not what it needs to be"
                             + " correct (isolation level, idempotence, transactions). Values are never logged.");
 
+    public static final ConfigOption<Duration> KAFKA_OUTAGE_PATIENCE =
+            ConfigOptions.key("streamtrain.kafka.outage-patience")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription("How long a running command (train and backfill's progress and --until-idle, serve"
+                            + " --follow) waits out an unreachable Kafka cluster, e.g. a broker restart, before it gives"
+                            + " up; it logs the outage meanwhile. Misconfiguration (authentication, authorization, an"
+                            + " unresolvable address) is not waited out, nor is a cluster unreachable when a command starts.");
+
     public static final ConfigOption<String> TOPIC =
             ConfigOptions.key("streamtrain.train.topic")
                     .stringType()
                     .noDefaultValue()
                     .withDescription("Training topic: Avro Example records.");
+
+    public static final ConfigOption<InputFormat> INPUT_FORMAT =
+            ConfigOptions.key("streamtrain.train.input-format")
+                    .enumType(InputFormat.class)
+                    .defaultValue(InputFormat.EXAMPLE)
+                    .withDescription("How the training topic's records are written. A record that does not decode, lacks"
+                            + " a column the mapping reads, or fails the mapping goes to the dead-letter topic with the reason.");
+
+    public static final ConfigOption<String> MAPPING =
+            ConfigOptions.key("streamtrain.train.mapping")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("The feature mapping of a json, avro or avro-registry topic: a mapping file (the JSON"
+                            + " that ingest --mapping reads; it needs a \"label\" column) or builtin:NAME. Read where the job is built.");
+
+    public static final ConfigOption<String> READER_SCHEMA =
+            ConfigOptions.key("streamtrain.train.reader-schema")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("An Avro schema file (.avsc): the schema avro records were written with; for"
+                            + " avro-registry, the schema every record is read as (Avro schema resolution from its writer"
+                            + " schema; default: each record as written). Read where the job is built.");
+
+    public static final ConfigOption<String> SCHEMA_REGISTRY_URL =
+            ConfigOptions.key("streamtrain.train.schema-registry-url")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("The schema registry of an avro-registry topic: the base URL of its Confluent-compatible"
+                            + " REST API (e.g. http://registry:8081, or Apicurio's http://registry:8080/apis/ccompat/v7).");
 
     public static final ConfigOption<String> NAME =
             ConfigOptions.key("streamtrain.train.name")
@@ -266,12 +305,12 @@ public final class TrainingOptions {
      * The model {@code conf} trains: kind, dim and, for the deep kinds, fields, hidden layers and
      * (dcn) cross layers. Cross layers set for another model are an error, not silently ignored.
      */
-    public static ModelShape shape(Configuration conf) {
+    public static ModelShape shape(ReadableConfig conf) {
         ModelKind kind = conf.get(MODEL);
         if (!kind.isDeep()) {
             return ModelShape.sparse(kind, conf.get(PsOptions.DIM));
         }
-        if (kind != ModelKind.DCN && conf.contains(CROSS_LAYERS)) {
+        if (kind != ModelKind.DCN && conf.getOptional(CROSS_LAYERS).isPresent()) {
             throw new IllegalArgumentException(CROSS_LAYERS.key() + " (--cross-layers) is for dcn only, not " + kind);
         }
         return new ModelShape(kind, conf.get(PsOptions.DIM), conf.get(FIELDS), conf.get(HIDDEN),

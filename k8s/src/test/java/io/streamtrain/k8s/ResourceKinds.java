@@ -6,12 +6,14 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.openshift.api.model.monitoring.v1.PodMonitor;
@@ -34,7 +36,8 @@ final class ResourceKinds {
             Kafka.class, KafkaNodePool.class, KafkaTopic.class,
             HorizontalPodAutoscaler.class, PodMonitor.class,
             Namespace.class, ServiceAccount.class, Role.class, RoleBinding.class,
-            Deployment.class, Service.class, Job.class, Secret.class, ConfigMap.class);
+            Deployment.class, Service.class, Job.class, Secret.class, ConfigMap.class,
+            PodDisruptionBudget.class, PersistentVolumeClaim.class);
 
     private static final Map<String, Class<? extends HasMetadata>> BY_TYPE = new LinkedHashMap<>();
 

@@ -2,6 +2,7 @@ package io.streamtrain.cli;
 
 import io.streamtrain.train.run.BackfillRange;
 import io.streamtrain.train.run.BackfillRun;
+import io.streamtrain.train.run.SessionTarget;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
@@ -62,6 +63,9 @@ public final class BackfillCommand implements Callable<Integer> {
     @Option(names = "--parallelism", description = "Job parallelism (parallelism.default; default: 1).")
     Integer parallelism;
 
+    @Mixin
+    SessionClusterOptions session;
+
     @Override
     public Integer call() throws Exception {
         TrainingSummary summary = BackfillRun.run(settings());
@@ -77,6 +81,10 @@ public final class BackfillCommand implements Callable<Integer> {
                 : end.time != null ? BackfillRange.Bound.ofTime(end.time) : BackfillRange.Bound.ofOffsets(end.offsets);
         TrainingRun.Settings training = new TrainingRun.Settings(conf, outSavepoint.resolve("checkpoints"),
                 conf.get(CoreOptions.DEFAULT_PARALLELISM), ConfigurationSources.checkpointInterval(conf), null, false, System.err);
+        SessionTarget target = session.target();
+        if (target != null) {
+            training = training.onSession(target);
+        }
         return new BackfillRun.Settings(training, from, to, fromSavepoint, outSavepoint);
     }
 }

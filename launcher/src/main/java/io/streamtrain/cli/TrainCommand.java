@@ -4,6 +4,7 @@ import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.StartFrom;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.Prometheus;
+import io.streamtrain.train.run.SessionTarget;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.file.Path;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code streamtrain train}: continuous training on a Flink inside this process, or on a local reactive cluster. */
+/** {@code streamtrain train}: continuous training on a Flink inside this process, on a local reactive cluster or on a session cluster. */
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = "Trains a model continuously from a Kafka topic of Avro examples, exactly once across failures. "
                 + "Resumes from the newest retained checkpoint in --checkpoint-dir. The last line is a machine-readable summary.")
@@ -44,6 +45,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--cluster", paramLabel = "DIR",
             description = "Run on the local reactive cluster in DIR (see `streamtrain cluster start`) instead of a Flink inside this process.")
     Path cluster;
+
+    @Mixin
+    SessionClusterOptions session;
 
     @Option(names = "--until-idle", converter = DurationConverter.class,
             description = "Stop cleanly once the topic has had no new records for this long (e.g. 10s); default: run until interrupted.")
@@ -110,6 +114,10 @@ public final class TrainCommand implements Callable<Integer> {
         if (fromSavepoint != null || fromCheckpoint != null) {
             local = local.fromSavepoint(fromCheckpoint != null ? fromCheckpoint : fromSavepoint);
         }
-        return cluster == null ? local : local.onCluster(cluster);
+        SessionTarget target = session.target();
+        if (target != null && cluster != null) {
+            throw new ParameterException(spec.commandLine(), "give --cluster or --jobmanager, not both");
+        }
+        return target != null ? local.onSession(target) : cluster == null ? local : local.onCluster(cluster);
     }
 }

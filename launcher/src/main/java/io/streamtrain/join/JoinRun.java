@@ -3,13 +3,18 @@ package io.streamtrain.join;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.train.run.CheckpointedProgress;
 import io.streamtrain.train.run.JobEndedException;
 import io.streamtrain.train.RequiredFlinkSettings;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingOptions;
+import io.streamtrain.train.run.FlinkApplication;
 import io.streamtrain.train.run.LocalFlink;
+import io.streamtrain.train.run.SessionJob;
+import io.streamtrain.train.run.SessionTarget;
+import io.streamtrain.train.run.TrainingCluster;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,12 +27,10 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Runs the joiner on a local Flink in this JVM: resumes from the newest retained checkpoint in the
+ * Runs the joiner on a local Flink in this JVM or on a session cluster ({@code --jobmanager}): resumes from the newest retained checkpoint in the
  * checkpoint directory, prints progress, and stops when the bounded input is done
  * ({@code until-end}), when the inputs have been quiet for {@code untilIdle}, or on interrupt
  * (the latest checkpoint is kept, so the next run resumes with its open windows). Progress and the
@@ -39,8 +42,14 @@ public final class JoinRun {
     /** Written into the checkpoint directory when an until-end run finished: its checkpoints hold finished sources. */
     static final String FINISHED_MARKER = "JOIN_FINISHED";
 
+    /** {@code session}: the session cluster to submit the joiner to, or null for a Flink in this JVM. */
     public record Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
-            Duration untilIdle, boolean resume, PrintStream progress) {}
+            Duration untilIdle, boolean resume, PrintStream progress, SessionTarget session) {
+        public Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
+                Duration untilIdle, boolean resume, PrintStream progress) {
+            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null);
+        }
+    }
 
     /** The outcome; {@link #line()} is the machine-readable last line of {@code join}. */
     public record Summary(long impressions, long clicks, long examples, long deadLetters, long checkpoints, long restarts,
@@ -91,21 +100,22 @@ public final class JoinRun {
             Map<TopicPartition, Long> outFrom = kafka.endOffsets(out);
             Map<TopicPartition, Long> deadFrom = kafka.endOffsets(deadLetters);
 
-            try (LocalFlink flink = new LocalFlink(conf, s.parallelism())) {
-                StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-                JoinJob.build(env, conf);
-                StreamGraph graph = env.getStreamGraph();
-                graph.setJobName(JoinJob.jobName(conf));
+            try (TrainingCluster flink = s.session() != null
+                    ? new SessionJob(s.session(), FlinkApplication.JOIN)
+                    : new LocalFlink(conf, s.parallelism(), FlinkApplication.JOIN)) {
                 log.println("join: " + resumeFrom.map(p -> "resuming from " + p).orElse("fresh start") + ", " + impressions
                         + " + " + clicks + " -> " + out + " (dead letters: " + deadLetters + "), window "
                         + conf.get(JoinOptions.WINDOW) + (untilEnd ? ", until the current end of input" : ""));
-                flink.submit(graph, resumeFrom, false);
-                log.println("join: job " + flink.job() + "; Flink REST API at " + flink.restAddress());
+                flink.start(conf, resumeFrom, Map.of());
+                log.println("join: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
                 long started = System.nanoTime();
                 long lastProgress = started;
                 long lastChange = started;
                 int checkpointsAtLastChange = 0;
                 String lastSnapshot = "";
+                KafkaOutage outage = new KafkaOutage("join", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));
+                Map<TopicPartition, Long> ie = Map.of();
+                Map<TopicPartition, Long> ce = Map.of();
                 try (JobMonitor monitor = flink.monitor()) {
                     long checkpoints = 0;
                     long restarts = 0;
@@ -128,14 +138,22 @@ public final class JoinRun {
                                 // REST not ready yet
                             }
                             progress.refresh(flink.job());
-                            Map<TopicPartition, Long> ie = kafka.endOffsets(impressions);
-                            Map<TopicPartition, Long> ce = kafka.endOffsets(clicks);
+                            boolean unreachable = false;
+                            try {
+                                ie = kafka.endOffsets(impressions);
+                                ce = kafka.endOffsets(clicks);
+                                outage.reachable();
+                            } catch (Exception e) {
+                                // The last offsets stand; an outage is never quiet.
+                                outage.failed("reading the topics' offsets", e);
+                                unreachable = true;
+                            }
                             Map<TopicPartition, Long> ic = progress.offsets(impressionsSource);
                             Map<TopicPartition, Long> cc = progress.offsets(clicksSource);
                             long lag = KafkaProgress.lag(ie, ic, impressionsFrom) + KafkaProgress.lag(ce, cc, clicksFrom);
                             String snapshot = ie + "|" + ce + "|" + ic + "|" + cc;
                             long now = System.nanoTime();
-                            if (!snapshot.equals(lastSnapshot) || lag > 0) {
+                            if (!snapshot.equals(lastSnapshot) || lag > 0 || unreachable) {
                                 lastSnapshot = snapshot;
                                 lastChange = now;
                                 checkpointsAtLastChange = progress.checkpointsRead();
@@ -183,14 +201,16 @@ public final class JoinRun {
                     long clicksRead = consumed(progress.offsets(clicksSource), clicksFrom);
                     if (finished) {
                         // A bounded run's final checkpoint holds no finished splits: it read everything up to the end it saw.
-                        impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom));
-                        clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom));
+                        impressionsRead = Math.max(impressionsRead, outage.retry("counting impressions",
+                                () -> KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom)));
+                        clicksRead = Math.max(clicksRead, outage.retry("counting clicks",
+                                () -> KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom)));
                         Files.createDirectories(s.checkpointDir());
                         Files.writeString(s.checkpointDir().resolve(FINISHED_MARKER), "finished at " + java.time.Instant.now() + "\n");
                     }
                     return new Summary(impressionsRead, clicksRead,
-                            KafkaProgress.countCommittedRecords(connection, out, outFrom),
-                            KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom),
+                            outage.retry("counting joined examples", () -> KafkaProgress.countCommittedRecords(connection, out, outFrom)),
+                            outage.retry("counting dead letters", () -> KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom)),
                             checkpoints, restarts, seconds);
                 }
             }

@@ -1,11 +1,9 @@
 package io.streamtrain.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.ingest.IngestSettings;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.ingest.synthetic.SyntheticIngest;
@@ -14,22 +12,16 @@ import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingApplication;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.JobMonitor;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,18 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
 class JobJarSubmissionIT {
     private static final int EXAMPLES = 5_000;
     private static final Duration TIMEOUT = Duration.ofMinutes(4);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final KafkaFixture kafka = KafkaFixture.shared();
-    private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void theJobJarTrainsOnASessionClusterOfFlinkAlone(@TempDir Path dir) throws Exception {
-        Path jar = JobJars.jobJar();
-        String flinkOnly = JobJars.flinkOnlyClassPath();
-        assertFalse(flinkOnly.contains("flink-connector-kafka") || flinkOnly.contains("kafka-clients") || flinkOnly.contains("flink-jobs"),
-                "the cluster's class path must not have what the job jar brings: " + flinkOnly);
-
         String topic = "job-jar-" + UUID.randomUUID();
         SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), new PlantedFm(7), EXAMPLES, 7,
                 System.currentTimeMillis());
@@ -69,15 +54,10 @@ class JobJarSubmissionIT {
             progress.ensureJobTopics(Configuration.fromMap(job)); // as `train` does before it starts a job
         }
 
-        LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 0, 2, MemorySize.parse("1g"), new Configuration());
-        try {
-            Files.writeString(cluster.layout().classPathFile(), flinkOnly);
-            cluster.startSession();
-            cluster.addTaskManager();
-            URI rest = cluster.restAddress();
-            await("a TaskManager registered with the session cluster", () -> slots(rest) >= 2);
-
-            try (JobMonitor monitor = new JobMonitor(rest, run(rest, upload(rest, jar), job))) {
+        try (SessionClusterFixture session = SessionClusterFixture.start(dir.resolve("cluster"), 1, 2)) {
+            JobID id = new JobJarUpload(session.restAddress()).run(SessionClusterFixture.jobJar(), TrainingApplication.class.getName(), job,
+                    Optional.empty(), false);
+            try (JobMonitor monitor = new JobMonitor(session.restAddress(), id)) {
                 await("the job running", () -> monitor.state().orElse(JobStatus.INITIALIZING) == JobStatus.RUNNING && monitor.allTasksRunning());
                 try (KafkaProgress progress = new KafkaProgress(kafka.connection())) {
                     Map<TopicPartition, Long> end = progress.endOffsets(topic);
@@ -90,54 +70,10 @@ class JobJarSubmissionIT {
                     });
                 }
                 assertTrue(monitor.checkpoints().completed() >= 1);
+                // The job itself recorded what export needs beside its checkpoints.
+                assertEquals(topic, ModelInfo.read(dir.resolve("checkpoints")).topic());
                 monitor.cancel();
             }
-        } finally {
-            cluster.stop(Duration.ofSeconds(30));
-        }
-    }
-
-    /** {@code POST /jars/upload}: the jar as multipart form data; returns the jar's id on the cluster. */
-    private String upload(URI rest, Path jar) throws Exception {
-        String boundary = "streamtrain-" + UUID.randomUUID();
-        String head = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"" + jar.getFileName()
-                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n";
-        HttpRequest request = HttpRequest.newBuilder(rest.resolve("/jars/upload"))
-                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofString(head),
-                        HttpRequest.BodyPublishers.ofFile(jar), HttpRequest.BodyPublishers.ofString("\r\n--" + boundary + "--\r\n")))
-                .build();
-        JsonNode response = send(request);
-        assertEquals("success", response.path("status").asText(), response.toString());
-        return Path.of(response.path("filename").asText()).getFileName().toString();
-    }
-
-    /** {@code POST /jars/<id>/run} with the job's settings as Flink configuration, as a FlinkSessionJob's flinkConfiguration. */
-    private JobID run(URI rest, String jarId, Map<String, String> job) throws Exception {
-        String body = JSON.writeValueAsString(Map.of(
-                "entryClass", TrainingApplication.class.getName(),
-                "parallelism", 1,
-                "flinkConfiguration", job));
-        HttpRequest request = HttpRequest.newBuilder(rest.resolve("/jars/" + jarId + "/run"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .timeout(TIMEOUT)
-                .build();
-        return JobID.fromHexString(send(request).path("jobid").asText());
-    }
-
-    private JsonNode send(HttpRequest request) throws Exception {
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, response.statusCode(), request.uri() + ": " + response.body());
-        return JSON.readTree(response.body());
-    }
-
-    /** The session cluster's task slots; 0 while its REST endpoint is not up yet. */
-    private static int slots(URI rest) throws Exception {
-        try {
-            return JobMonitor.clusterOverview(rest).getNumSlotsTotal();
-        } catch (IOException e) {
-            return 0;
         }
     }
 

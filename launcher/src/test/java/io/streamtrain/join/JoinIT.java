@@ -30,7 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class JoinIT {
     private static final long WINDOW_MS = 60_000;
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    final KafkaFixture kafka = kafka();
+
+    /** The broker this test runs against; a subclass runs it against another one (e.g. {@link KafkaFixture#secured()}). */
+    KafkaFixture kafka() {
+        return KafkaFixture.shared();
+    }
     private final AvroCodec<Example> examples = AvroCodec.of(Example.class);
     private final AvroCodec<DeadLetter> deadLetters = AvroCodec.of(DeadLetter.class);
 
@@ -161,15 +166,7 @@ class JoinIT {
     }
 
     private JoinRun.Settings settings(String t, Path checkpoints, int parallelism, long failAfter, double sampling, boolean untilEnd) {
-        Configuration conf = new Configuration();
-        conf.set(JoinOptions.BOOTSTRAP, kafka.bootstrapServers());
-        conf.set(JoinOptions.IMPRESSIONS_TOPIC, t + ".impressions");
-        conf.set(JoinOptions.CLICKS_TOPIC, t + ".clicks");
-        conf.set(JoinOptions.OUT_TOPIC, t + ".out");
-        conf.set(JoinOptions.NAME, t);
-        conf.set(JoinOptions.WINDOW, Duration.ofMillis(WINDOW_MS));
-        conf.set(JoinOptions.OUT_OF_ORDERNESS, Duration.ofMillis(JoinScenario.MAX_DISORDER_MS * 2));
-        conf.set(JoinOptions.IDLE_TIMEOUT, Duration.ZERO);
+        Configuration conf = JoinScenario.job(kafka, t, WINDOW_MS);
         conf.set(JoinOptions.NEGATIVE_SAMPLING, sampling);
         conf.set(JoinOptions.UNTIL_END, untilEnd);
         conf.set(JoinOptions.INJECT_FAILURE_AFTER, failAfter);

@@ -40,7 +40,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the number of records; and the published model updates end at exactly the model.
  */
 class ExactlyOnceIT {
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    final KafkaFixture kafka = kafka();
+
+    /** The broker this test runs against; a subclass runs it against another one (e.g. {@link KafkaFixture#secured()}). */
+    KafkaFixture kafka() {
+        return KafkaFixture.shared();
+    }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = ModelKind.class, names = {"FM", "DEEPFM"})
@@ -108,8 +113,7 @@ class ExactlyOnceIT {
     }
 
     private TrainingRun.Settings settings(ModelKind model, String topic, Path checkpoints, long failAfter) {
-        Configuration conf = new Configuration();
-        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        Configuration conf = TestExamples.connect(new Configuration(), kafka);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, model);

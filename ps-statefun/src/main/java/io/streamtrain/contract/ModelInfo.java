@@ -1,16 +1,21 @@
 package io.streamtrain.contract;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.model.ModelShape;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.List;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
 
 /**
- * What a checkpoint directory's model is: written by {@code train} beside its checkpoints as
- * {@code model.json}, read by {@code export} and {@code score} to decode and use the rows.
+ * What a checkpoint directory's model is: written by the training job beside its checkpoints as
+ * {@code model.json} when it is built (on whichever cluster, into whichever file system Flink
+ * reaches: a local directory, {@code s3://…}), read by {@code export} and {@code score} to decode
+ * and use the rows.
  *
  * @param rowTtlMs the row TTL the job ran with, or 0 (TTL changes how state is serialised)
  * @param fields the deep models' input fields (0 for lr and fm; see {@link ModelShape})
@@ -20,7 +25,7 @@ import java.util.List;
 public record ModelInfo(String name, String topic, String model, int dim, String optimizer, long rowTtlMs, int maxParallelism,
                         int fields, List<Integer> hidden, int crossLayers) {
     public static final String FILE = "model.json";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper().configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
 
     public ModelInfo {
         hidden = hidden == null ? List.of() : List.copyOf(hidden); // a model.json written before deep models has none
@@ -36,16 +41,36 @@ public record ModelInfo(String name, String topic, String model, int dim, String
         return new ModelShape(ModelKind.parse(model), dim, fields, hidden, crossLayers);
     }
 
+    public void write(java.nio.file.Path checkpointDir) throws IOException {
+        write(new Path(checkpointDir.toAbsolutePath().toUri()));
+    }
+
+    /** Writes {@code model.json} into {@code checkpointDir} (any file system Flink has), replacing one there. */
     public void write(Path checkpointDir) throws IOException {
-        Files.createDirectories(checkpointDir);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(checkpointDir.resolve(FILE).toFile(), this);
+        FileSystem fs = checkpointDir.getFileSystem();
+        fs.mkdirs(checkpointDir);
+        try (OutputStream out = fs.create(new Path(checkpointDir, FILE), FileSystem.WriteMode.OVERWRITE)) {
+            JSON.writerWithDefaultPrettyPrinter().writeValue(out, this);
+        }
+    }
+
+    public static ModelInfo read(java.nio.file.Path checkpointDir) throws IOException {
+        return read(new Path(checkpointDir.toAbsolutePath().toUri()));
     }
 
     public static ModelInfo read(Path checkpointDir) throws IOException {
-        Path file = checkpointDir.resolve(FILE);
-        if (!Files.isRegularFile(file)) {
+        Path file = new Path(checkpointDir, FILE);
+        FileSystem fs = file.getFileSystem();
+        if (!fs.exists(file)) {
             throw new IOException("no " + FILE + " in " + checkpointDir + ": is this a streamtrain --checkpoint-dir?");
         }
-        return JSON.readValue(file.toFile(), ModelInfo.class);
+        try (InputStream in = fs.open(file)) {
+            return JSON.readValue(in, ModelInfo.class);
+        }
+    }
+
+    /** The Flink job name of the training job of the model {@code name}: how a running model's job is found. */
+    public static String jobName(String name) {
+        return "streamtrain-train " + name;
     }
 }

@@ -1,8 +1,10 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
@@ -10,7 +12,9 @@ import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -47,8 +51,9 @@ public final class BackfillRun {
 
     public static TrainingSummary run(Settings b) throws Exception {
         Path checkpoints = b.outDir().resolve("checkpoints");
-        TrainingRun.Settings s = new TrainingRun.Settings(b.training().conf(), checkpoints, b.training().parallelism(),
-                b.training().checkpointInterval(), null, false, b.training().progress());
+        TrainingRun.Settings t = b.training();
+        TrainingRun.Settings s = new TrainingRun.Settings(t.conf(), checkpoints, t.parallelism(), t.checkpointInterval(), null, false,
+                t.progress(), null, null, t.session());
         Configuration conf = TrainingRun.flinkConfiguration(s);
         KafkaConnection connection = TrainingOptions.kafka(conf);
         String topic = conf.get(TrainingOptions.TOPIC);
@@ -86,17 +91,17 @@ public final class BackfillRun {
                 feedbackProgressFrom.putAll(SourceOffsets.of(restore.get(), TrainingJob.FEEDBACK_SOURCE_UID));
             }
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
-            TrainingJob.modelInfo(conf).write(b.outDir());
             Duration quiet = TrainingRun.quietFloor(conf, s.checkpointInterval());
 
-            try (LocalFlink flink = new LocalFlink(conf, s.parallelism());
+            try (TrainingCluster flink = s.openCluster(conf, FlinkApplication.BACKFILL);
                     MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("backfill: " + topic + " offsets " + range.from() + " to " + range.to() + " (" + range.size()
                         + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
                 flink.start(conf, restore, feedbackFrom);
                 out.println("backfill: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
+                KafkaOutage outage = new KafkaOutage("backfill", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));
                 ProgressWatch watch = new ProgressWatch(kafka, checkpoints, TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
-                        range.fromOffsets(), feedbackProgressFrom, range::toOffsets);
+                        range.fromOffsets(), feedbackProgressFrom, range::toOffsets, outage);
                 long started = System.nanoTime();
                 watch.awaitDone(flink, "backfill", out, seconds -> progressLine(watch, range, metrics, seconds),
                         () -> watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0);
@@ -115,9 +120,12 @@ public final class BackfillRun {
                     Thread.sleep(100);
                 }
                 new Handover(topic, savepoint.toAbsolutePath().toString(), range.to()).write(b.outDir());
+                // The job wrote what export needs beside its checkpoints, which go below: it stays beside the savepoint.
+                Files.copy(checkpoints.resolve(ModelInfo.FILE), b.outDir().resolve(ModelInfo.FILE), StandardCopyOption.REPLACE_EXISTING);
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
+                long deadLetters = outage.retry("counting dead letters",
+                        () -> KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom));
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], window[2], cps.completed(), restarts,
                         loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
@@ -137,10 +145,11 @@ public final class BackfillRun {
         double eta = rate > 0 ? (total - done) / rate : Double.NaN;
         double[] window = metrics.window();
         return String.format(Locale.ROOT,
-                "backfill: t=%.0fs done=%d/%d (%.1f%%) rate=%.0f/s eta=%s feedback_lag=%d window_auc=%.4f window_logloss=%.4f base_logloss=%.4f%s",
+                "backfill: t=%.0fs done=%d/%d (%.1f%%) rate=%.0f/s eta=%s feedback_lag=%d window_auc=%.4f window_logloss=%.4f base_logloss=%.4f%s%s",
                 seconds, done, total, 100.0 * done / Math.max(1, total), rate,
                 Double.isNaN(eta) ? "?" : String.format(Locale.ROOT, "%.0fs", eta), w.feedbackLag(), window[0], window[1], window[2],
-                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate");
+                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate",
+                w.kafkaNote());
     }
 
 }

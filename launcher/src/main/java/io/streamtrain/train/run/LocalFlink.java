@@ -1,6 +1,5 @@
 package io.streamtrain.train.run;
 
-import io.streamtrain.train.TrainingJob;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,10 +30,18 @@ public final class LocalFlink implements TrainingCluster {
     private static final String LOOPBACK = "127.0.0.1";
     private final MiniCluster cluster;
     private final int slots;
+    private final FlinkApplication application;
     private JobID job;
 
+    /** A local Flink for the training job, or for jobs given to {@link #submit}. */
     public LocalFlink(Configuration conf, int slots) throws Exception {
+        this(conf, slots, FlinkApplication.TRAINING);
+    }
+
+    /** A local Flink whose {@link #start} runs {@code application}. */
+    public LocalFlink(Configuration conf, int slots, FlinkApplication application) throws Exception {
         this.slots = slots;
+        this.application = application;
         Configuration c = new Configuration(conf);
         setIfMissing(c, RestOptions.BIND_ADDRESS, LOOPBACK);
         setIfMissing(c, JobManagerOptions.BIND_HOST, LOOPBACK); // the BLOB server's too
@@ -64,9 +71,9 @@ public final class LocalFlink implements TrainingCluster {
     @Override
     public void start(Configuration conf, Optional<Path> resumeFrom, Map<TopicPartition, Long> feedbackFrom) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        TrainingJob.build(env, conf, feedbackFrom);
+        application.build(env, conf, feedbackFrom);
         StreamGraph graph = env.getStreamGraph();
-        graph.setJobName(TrainingJob.jobName(conf));
+        graph.setJobName(application.jobName(conf));
         // Unclaimed state is ignored only where it is meant to be: the other source's state when
         // a backfill continues a streaming savepoint or the other way round (see Handover).
         submit(graph, resumeFrom, conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE));

@@ -5,6 +5,7 @@ import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.RequiredFlinkSettings;
@@ -50,16 +51,36 @@ public final class TrainingRun {
             boolean resume,
             PrintStream progress,
             Path cluster,
-            Path initialSavepoint) {
+            Path initialSavepoint,
+            SessionTarget session) {
         /** A run on a local Flink (MiniCluster) in this JVM. */
         public Settings(Configuration conf, Path checkpointDir, int parallelism, Duration checkpointInterval,
                         Duration untilIdle, boolean resume, PrintStream progress) {
-            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, null);
+            this(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, null, null);
         }
 
         /** The same run on the local cluster in {@code clusterDir}, whose TaskManagers decide the parallelism. */
         public Settings onCluster(Path clusterDir) {
-            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir, initialSavepoint);
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, clusterDir, initialSavepoint, null);
+        }
+
+        /** The same run submitted to an existing session cluster ({@code --jobmanager}). */
+        public Settings onSession(SessionTarget target) {
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, null, initialSavepoint, target);
+        }
+
+        /** Where the job runs: a session cluster, the local cluster in {@link #cluster}, or a Flink in this JVM. */
+        TrainingCluster openCluster(Configuration job, FlinkApplication application) throws Exception {
+            if (session != null) {
+                return new SessionJob(session, application);
+            }
+            if (cluster != null) {
+                if (application != FlinkApplication.TRAINING) {
+                    throw new IllegalArgumentException("a local reactive cluster (--cluster) runs the training job only; use --jobmanager");
+                }
+                return new StandaloneTraining(LocalCluster.open(cluster), progress);
+            }
+            return new LocalFlink(job, parallelism, application);
         }
 
         /**
@@ -68,7 +89,7 @@ public final class TrainingRun {
          * operator's initialSavepointPath; later runs resume from their own checkpoints.
          */
         public Settings fromSavepoint(Path savepoint) {
-            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, cluster, savepoint);
+            return new Settings(conf, checkpointDir, parallelism, checkpointInterval, untilIdle, resume, progress, cluster, savepoint, session);
         }
     }
 
@@ -138,18 +159,16 @@ public final class TrainingRun {
                     : feedbackFrom;
             Map<TopicPartition, Long> deadLettersFrom = kafka.endOffsets(deadLetterTopic);
 
-            TrainingJob.modelInfo(conf).write(s.checkpointDir());
             Duration idle = effectiveIdle(s, conf);
-            try (TrainingCluster flink = s.cluster() == null
-                            ? new LocalFlink(conf, s.parallelism())
-                            : new StandaloneTraining(LocalCluster.open(s.cluster()), out);
+            try (TrainingCluster flink = s.openCluster(conf, FlinkApplication.TRAINING);
                     MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
                         + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
                 flink.start(conf, resumeFrom, feedbackFrom);
                 out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
+                KafkaOutage outage = new KafkaOutage("train", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));
                 ProgressWatch watch = new ProgressWatch(kafka, s.checkpointDir(), TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
-                        examplesFrom, feedbackProgressFrom, () -> kafka.endOffsets(topic));
+                        examplesFrom, feedbackProgressFrom, () -> kafka.endOffsets(topic), outage);
                 long started = System.nanoTime();
                 Thread main = Thread.currentThread();
                 Thread hook = new Thread(main::interrupt);
@@ -182,7 +201,8 @@ public final class TrainingRun {
                 }
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
+                long deadLetters = outage.retry("counting dead letters",
+                        () -> KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom));
                 TrainingSummary summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
                         window[0], window[1], window[2], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
@@ -271,9 +291,10 @@ public final class TrainingRun {
         }
         return String.format(Locale.ROOT,
                 "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f"
-                        + " base_logloss=%.4f checkpoints=%d restarts=%d parallelism=%d%s",
+                        + " base_logloss=%.4f checkpoints=%d restarts=%d parallelism=%d%s%s",
                 seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
                 window[0], window[1], window[2], checkpoints, restarts, parallelism,
-                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate");
+                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate",
+                w.kafkaNote());
     }
 }

@@ -1,0 +1,97 @@
+package io.streamtrain.train.run;
+
+import io.streamtrain.cluster.JobJarUpload;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * A job of the job jar on an existing Flink session cluster: the jar uploaded and its main class
+ * run over the REST API ({@link JobJarUpload}), with the run's whole configuration as the job's
+ * Flink configuration. The main class computes the feedback start itself (the topic's end, as a
+ * local run does). The cluster outlives the run.
+ */
+public final class SessionJob implements TrainingCluster {
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+
+    private final SessionTarget target;
+    private final FlinkApplication application;
+    private JobID job;
+
+    public SessionJob(SessionTarget target, FlinkApplication application) {
+        this.target = target;
+        this.application = application;
+    }
+
+    @Override
+    public void start(Configuration conf, Optional<Path> resumeFrom, Map<TopicPartition, Long> feedbackFrom) throws Exception {
+        job = new JobJarUpload(target.rest()).run(target.jobJar(), application.mainClass(), conf.toMap(),
+                resumeFrom.map(Path::toString), conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE));
+    }
+
+    @Override
+    public JobID job() {
+        return job;
+    }
+
+    @Override
+    public URI restAddress() {
+        return target.rest();
+    }
+
+    @Override
+    public JobStatus status() throws Exception {
+        try (JobMonitor monitor = monitor()) {
+            return monitor.state().orElse(JobStatus.INITIALIZING);
+        } catch (IOException e) {
+            return JobStatus.INITIALIZING; // the JobManager is busy or restarting
+        }
+    }
+
+    @Override
+    public Throwable failureCause() throws Exception {
+        String trace;
+        try (JobMonitor monitor = monitor()) {
+            trace = monitor.rootException();
+        }
+        return trace == null ? null : new IllegalStateException(StandaloneTraining.rootCauseLine(trace)
+                + " (the whole trace is in the JobManager's log at " + target.rest() + ")");
+    }
+
+    @Override
+    public void cancel() throws Exception {
+        try (JobMonitor monitor = monitor()) {
+            if (monitor.state().filter(JobStatus::isGloballyTerminalState).isPresent()) {
+                return;
+            }
+            monitor.cancel();
+            long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+            while (!monitor.state().map(JobStatus::isGloballyTerminalState).orElse(true) && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    @Override
+    public long jobManagerRecoveries() {
+        return 0;
+    }
+
+    @Override
+    public String describe() {
+        return "session cluster " + target.rest() + " (" + application.mainClass() + " from " + target.jobJar().getFileName() + ")";
+    }
+
+    @Override
+    public void close() {
+        // The session cluster is not the run's: it stays for the next job.
+    }
+}
