@@ -1,6 +1,9 @@
 package io.streamtrain.bundle;
 
 import io.streamtrain.contract.RowCodec;
+import io.streamtrain.model.deep.DenseLayout;
+import io.streamtrain.export.DenseBlocks;
+import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.schema.FeatureKey;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,6 +33,10 @@ import org.rocksdb.WriteOptions;
  *
  * <p>A feature the bundle has no row for (never seen, not admitted, or expired) gets the zero
  * vector: it contributes nothing to the score, exactly as in training.
+ *
+ * <p>A deep model's dense tower is in the same database, as the PS keeps it: its chunk rows
+ * ({@link DenseChunks}, {@value DenseChunks#WIDTH} floats each) under the dense field. They count
+ * among the card's rows and its checksum; {@link #dense()} is the flat parameter array they make.
  */
 public final class Bundle implements AutoCloseable {
     public static final String ROWS = "rows";
@@ -46,7 +53,9 @@ public final class Bundle implements AutoCloseable {
     private final List<ColumnFamilyHandle> handles;
     private final ColumnFamilyHandle follow; // null when read-only
     private final int width;
+    private final DenseLayout layout;
     private volatile float[] bias;
+    private volatile float[] dense;
 
     private Bundle(ModelCard card, RocksDB db, List<ColumnFamilyHandle> handles, float[] bias) {
         this.card = card;
@@ -54,7 +63,25 @@ public final class Bundle implements AutoCloseable {
         this.handles = handles;
         this.follow = handles.size() > 1 ? handles.get(1) : null;
         this.width = card.rowWidth();
+        this.layout = card.shape().denseLayout();
         this.bias = bias;
+        this.dense = readDense(db, layout);
+    }
+
+    /** The flat dense parameters from their chunk rows; a chunk the bundle lacks reads as zeros. */
+    private static float[] readDense(RocksDB db, DenseLayout layout) {
+        float[] flat = new float[layout.size()];
+        for (int c = 0; c < DenseChunks.count(layout.size()); c++) {
+            try {
+                byte[] value = db.get(RowCodec.key(DenseChunks.key(c)));
+                if (value != null) {
+                    DenseBlocks.copyInto(c, RowCodec.weights(value, DenseChunks.WIDTH), flat);
+                }
+            } catch (RocksDBException e) {
+                throw new IllegalStateException("reading the dense tower of the bundle failed: " + e.getMessage(), e);
+            }
+        }
+        return flat;
     }
 
     /** Opens an exported bundle read-only, after checking its rows against the card's count and checksum. */
@@ -126,6 +153,11 @@ public final class Bundle implements AutoCloseable {
         return bias;
     }
 
+    /** The dense tower's parameters in {@link DenseLayout} order (empty for lr and fm); a followed store's latest. */
+    public float[] dense() {
+        return dense;
+    }
+
     /** The row's weights, or null when the bundle has none (the caller uses zeros). */
     public float[] rowOrNull(long rowKey) {
         try {
@@ -148,7 +180,10 @@ public final class Bundle implements AutoCloseable {
         int i = 0;
         try (RocksIterator it = db.newIterator()) {
             for (it.seekToFirst(); it.isValid() && i < n; it.next()) {
-                keys[i++] = RowCodec.rowKey(it.key());
+                long key = RowCodec.rowKey(it.key());
+                if (!FeatureKey.isDense(key)) {
+                    keys[i++] = key;
+                }
             }
         }
         return java.util.Arrays.copyOf(keys, i);
@@ -185,9 +220,15 @@ public final class Bundle implements AutoCloseable {
         }
         try (WriteBatch batch = new WriteBatch(); WriteOptions options = new WriteOptions()) {
             float[] newBias = null;
+            float[] newDense = null;
             for (Map.Entry<Long, float[]> e : rows.entrySet()) {
-                if (e.getValue().length != width) {
-                    throw new IllegalArgumentException("update of row " + e.getKey() + " has width " + e.getValue().length + ", the model " + width);
+                int expected = DenseChunks.rowWidth(e.getKey(), width);
+                if (e.getValue().length != expected) {
+                    throw new IllegalArgumentException("update of row " + e.getKey() + " has width " + e.getValue().length + ", the model " + expected);
+                }
+                if (FeatureKey.isDense(e.getKey())) {
+                    newDense = newDense != null ? newDense : dense.clone();
+                    DenseBlocks.copyInto(DenseChunks.chunkOf(e.getKey()), e.getValue(), newDense);
                 }
                 byte[] value = RowCodec.value(e.getValue());
                 if (e.getKey() == FeatureKey.BIAS) {
@@ -203,6 +244,9 @@ public final class Bundle implements AutoCloseable {
             db.write(options, batch);
             if (newBias != null) {
                 bias = newBias;
+            }
+            if (newDense != null) {
+                dense = newDense; // scorers see a whole batch's tower or none of it
             }
         } catch (RocksDBException e) {
             throw new IllegalStateException("applying model updates failed: " + e.getMessage(), e);

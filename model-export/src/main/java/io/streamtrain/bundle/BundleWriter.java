@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes a serving bundle from a retained checkpoint or savepoint (files only: the training job
- * keeps running): the rows in a RocksDB database ({@value Bundle#ROWS}), the bias in
+ * keeps running): the rows in a RocksDB database ({@value Bundle#ROWS}; a deep model's dense chunk
+ * rows among them, as in the PS), the bias in
  * {@value Bundle#DENSE}, and, last, the {@link ModelCard} with row count and checksum. A bundle
  * without a card is an unfinished export and does not open; the bundle is written under a
  * temporary name and renamed into place when complete, so a failed export leaves none.
@@ -57,7 +58,7 @@ public final class BundleWriter {
                                        PrintStream progress, long progressEvery) throws Exception {
         Files.createDirectories(out);
         long checkpointTime = Files.getLastModifiedTime(checkpoint.resolve("_metadata")).toMillis();
-        int width = ModelKind.parse(info.model()).rowWidth(info.dim());
+        int width = info.shape().rowWidth();
         float[][] bias = {new float[width]};
         long[] rows = {0};
         long[] checksum = {0};
@@ -71,7 +72,7 @@ public final class BundleWriter {
                 long key = FeatureKey.of(row.field(), row.id());
                 if (key == FeatureKey.BIAS) {
                     bias[0] = row.vector();
-                } else if (isExpired(row, info, checkpointTime)) {
+                } else if (!FeatureKey.isDense(key) && isExpired(row, info, checkpointTime)) {
                     expired[0]++;
                 } else {
                     byte[] value = RowCodec.value(row.vector());
@@ -98,7 +99,7 @@ public final class BundleWriter {
                 new ModelCard.Source(info.topic(), sourceOffsets(checkpoint)),
                 new ModelCard.Checkpoint(checkpoint.toAbsolutePath().toString(), checkpointId(checkpoint), checkpointTime),
                 info.rowTtlMs(), null, Instant.now().toString(), projectVersion(),
-                ModelCard.Contents.of(rows[0], checksum[0]));
+                ModelCard.Contents.of(rows[0], checksum[0]), info.fields(), info.hidden(), info.crossLayers());
         card.write(out);
         return card;
     }

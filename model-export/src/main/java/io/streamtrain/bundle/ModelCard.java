@@ -1,5 +1,7 @@
 package io.streamtrain.bundle;
 
+import io.streamtrain.model.ModelKind;
+import io.streamtrain.model.ModelShape;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -10,13 +12,14 @@ import io.streamtrain.ingest.format.ParseOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /**
  * A bundle's {@code model-card.json}: what the model is, where it came from and how to check it.
  *
  * @param format always {@value #FORMAT}
- * @param modelType lr or fm; {@code rowWidth} = 1 + dim for fm, 1 for lr
+ * @param modelType lr, fm, deepfm, wdl or dcn; {@code rowWidth} = 1 + dim, 1 for lr
  * @param mapping how raw input becomes (field, id, value) features, as at ingest
  * @param source the training topic and, per partition, the offset the job had read up to at the checkpoint
  *     (null when the checkpoint holds no source state)
@@ -24,6 +27,8 @@ import java.util.Map;
  * @param rowTtlMs rows not updated for this long before the checkpoint were left out (0: no expiry)
  * @param trainingMetrics progressive-validation metrics at export time, when known (else null)
  * @param contents row count and checksum, verified when the bundle is opened
+ * @param fields the deep models' input fields, {@code hidden} their MLP widths and {@code crossLayers}
+ *     DCN's cross layers (0, empty and 0 for lr and fm, and in cards written before deep models)
  */
 public record ModelCard(
         String format,
@@ -39,9 +44,21 @@ public record ModelCard(
         Map<String, Double> trainingMetrics,
         String createdAt,
         String projectVersion,
-        Contents contents) {
+        Contents contents,
+        int fields,
+        List<Integer> hidden,
+        int crossLayers) {
 
     public static final String FORMAT = "streamtrain-bundle/1";
+
+    public ModelCard {
+        hidden = hidden == null ? List.of() : List.copyOf(hidden);
+    }
+
+    /** What fixes the model's math, as the trainer ran it. */
+    public ModelShape shape() {
+        return new ModelShape(ModelKind.parse(modelType), dim, fields, hidden, crossLayers);
+    }
     public static final String FILE = "model-card.json";
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -99,7 +116,8 @@ public record ModelCard(
     public record Contents(long rows, String checksum, String keyLayout, String valueLayout) {
         public static Contents of(long rows, long checksum) {
             return new Contents(rows, String.format("%016x", checksum), "8 bytes big-endian: field (2), id (6)",
-                    "row width x float32 little-endian: linear weight, then the embedding");
+                    "row width x float32 little-endian: linear weight, then the embedding; a dense chunk row (field 65534):"
+                            + " 256 x float32 of the dense parameters");
         }
 
         public long checksumValue() {

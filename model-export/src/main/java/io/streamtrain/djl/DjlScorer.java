@@ -4,7 +4,6 @@ import ai.djl.Model;
 import ai.djl.inference.Predictor;
 import ai.djl.translate.TranslateException;
 import io.streamtrain.bundle.Bundle;
-import io.streamtrain.model.ModelKind;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.ExampleRows;
 
@@ -26,9 +25,8 @@ public final class DjlScorer implements AutoCloseable {
 
     public static DjlScorer open(Bundle bundle) {
         System.setProperty("ai.djl.offline", "true"); // DJL's own switch: never download natives or models
-        ModelKind kind = ModelKind.parse(bundle.card().modelType());
         Model model = Model.newInstance("streamtrain-" + bundle.card().name(), "PyTorch");
-        model.setBlock(ForwardPass.of(kind));
+        model.setBlock(ForwardPass.of(bundle.card().shape()));
         return new DjlScorer(model, model.newPredictor(new BundleTranslator(bundle)));
     }
 

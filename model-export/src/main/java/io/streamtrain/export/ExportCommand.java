@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = "Reads the model of the newest retained checkpoint of --checkpoint (or of --savepoint) and writes"
                 + " a serving bundle (--bundle: rows in RocksDB, bias, model-card.json with row count and checksum) and/or"
-                + " every row as one JSON object per line (--out: field, id, vector, count, optimizer). Safe while"
+                + " every row as one JSON object per line (--out: field, id, vector, count, optimizer; a deep model's dense"
+                + " parameter blocks as dense, count, values). Safe while"
                 + " training keeps running.")
 public final class ExportCommand implements Callable<Integer> {
     @Spec
@@ -114,17 +115,31 @@ public final class ExportCommand implements Callable<Integer> {
         long rows;
         rows = OutputFile.write(out, partial -> {
             try (BufferedWriter w = Files.newBufferedWriter(partial, StandardCharsets.UTF_8)) {
-                return CheckpointRows.read(checkpoint, info, row -> {
-                    try {
-                        json.writeValue(w, new JsonRow(row.field(), row.id(), row.vector(), row.count(), info.optimizer()));
-                        w.newLine();
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
+                DenseBlocks tower = new DenseBlocks(info.shape().denseLayout());
+                long[] n = {0};
+                CheckpointRows.read(checkpoint, info, row -> {
+                    if (!tower.take(row)) {
+                        line(json, w, new JsonRow(row.field(), row.id(), row.vector(), row.count(), info.optimizer()));
+                        n[0]++;
                     }
                 });
+                for (DenseBlocks.Block block : tower.blocks()) { // whole blocks, by name, not the PS's chunks
+                    line(json, w, new JsonDenseBlock(block.name(), block.count(), block.values()));
+                    n[0]++;
+                }
+                return n[0];
             }
         });
         System.out.printf(Locale.ROOT, "export: rows=%d checkpoint=%s out=%s seconds=%.1f%n", rows, checkpoint, out, (System.nanoTime() - started) / 1e9);
+    }
+
+    private static void line(ObjectMapper json, BufferedWriter w, Object value) {
+        try {
+            json.writeValue(w, value);
+            w.newLine();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Fails before anything is written when the checkpoint is damaged, saying which older one to export instead. */
@@ -152,4 +167,7 @@ public final class ExportCommand implements Callable<Integer> {
 
     /** The documented JSON line layout. */
     record JsonRow(int field, long id, float[] vector, long count, String optimizer) {}
+
+    /** One dense parameter block of a deep model ({@code DenseLayout}): its name, the examples that trained it, its values. */
+    record JsonDenseBlock(String dense, long count, float[] values) {}
 }

@@ -1,6 +1,7 @@
 package io.streamtrain.serve;
 
 import io.streamtrain.bundle.Bundle;
+import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaOutage;
@@ -116,7 +117,9 @@ public final class ModelFollower implements AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> r : records) {
             next.put(r.partition(), r.offset() + 1);
             try {
-                rows.put(RowCodec.rowKey(r.key()), RowCodec.weights(r.value(), width)); // later records win
+                long key = RowCodec.rowKey(r.key());
+                // a deep model's dense chunk rows come the same way, wider; later records win
+                rows.put(key, RowCodec.weights(r.value(), DenseChunks.rowWidth(key, width)));
             } catch (IllegalArgumentException | NullPointerException e) {
                 badRecords.incrementAndGet(); // not a row of this model: skip it, never stop serving
             }

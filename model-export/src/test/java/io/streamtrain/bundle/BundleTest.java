@@ -1,5 +1,9 @@
 package io.streamtrain.bundle;
 
+import io.streamtrain.export.LoadedModel;
+import io.streamtrain.model.Examples;
+import io.streamtrain.model.ModelShape;
+import io.streamtrain.ps.row.DenseChunks;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -153,6 +157,51 @@ class BundleTest {
         try (Bundle b = Bundle.open(bundle)) {
             assertArrayEquals(TestTables.weights(3, 5), b.rowOrNull(key), "the bundle itself is untouched");
         }
+    }
+
+    @Test
+    void aFollowedStoreTakesDenseChunkUpdatesAndScoresWithTheNewTower() throws Exception {
+        ModelInfo deep = TestTables.deepInfo("deepfm", 4);
+        Path deepSavepoint = TestTables.write(dir.resolve("deep-savepoint"), deep, 300);
+        Path deepBundle = dir.resolve("deep-bundle");
+        BundleWriter.write(deepSavepoint, deep, ModelCard.FeatureMapping.of("libffm", 24), deepBundle, QUIET, 1000);
+        ModelShape shape = deep.shape();
+        long[] keys = {TestTables.key(1), TestTables.key(2), TestTables.key(10)};
+        float[] values = {1f, 0.5f, 2f};
+        float[] chunk0 = new float[DenseChunks.WIDTH];
+        java.util.Arrays.fill(chunk0, 0.25f);
+        try (Bundle s = Bundle.openStore(deepBundle, dir.resolve("deep-store"))) {
+            double before = LoadedModel.of(s).predict(keys, values);
+            s.apply(Map.of(DenseChunks.key(0), chunk0), Map.of(0, 1L));
+
+            float[] expected = new float[shape.denseLayout().size()];
+            shape.denseLayout().initialValues(TestTables.DENSE_SEED, 0, expected);
+            System.arraycopy(chunk0, 0, expected, 0, DenseChunks.WIDTH);
+            assertArrayEquals(expected, s.dense());
+            double after = LoadedModel.of(s).predict(keys, values);
+            assertTrue(Math.abs(after - before) > 1e-4, "the score moved with the tower: " + before + " -> " + after);
+            assertEquals(byHand(shape, s, keys, values, expected), after, 1e-9);
+        }
+        try (Bundle s = Bundle.openStore(deepBundle, dir.resolve("deep-store"))) {
+            assertEquals(0.25f, s.dense()[0], "kept across a restart");
+        }
+    }
+
+    /** The trainer's batch model over the store's rows and {@code dense}, without LoadedModel. */
+    private static double byHand(ModelShape shape, Bundle s, long[] keys, float[] values, float[] dense) {
+        int width = shape.rowWidth();
+        float[] table = new float[(keys.length + 1) * width];
+        System.arraycopy(s.bias(), 0, table, 0, width);
+        int[] slots = new int[keys.length];
+        int[] fields = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            System.arraycopy(s.row(keys[i]), 0, table, (i + 1) * width, width);
+            slots[i] = (i + 1) * width;
+            fields[i] = FeatureKey.field(keys[i]);
+        }
+        double[] logit = new double[1];
+        shape.batchModel().logits(new Examples(1, new int[] {0, keys.length}, slots, fields, values, 0), table, dense, logit);
+        return 1 / (1 + Math.exp(-logit[0]));
     }
 
     private static Path copyOf(Path from, Path to) throws Exception {

@@ -26,9 +26,16 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.streamtrain.model.deep.DenseLayout;
+import io.streamtrain.ps.row.DenseChunks;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Parity: the DJL scorer over a bundle gives the trainer's own predictions (LoadedModel over the checkpoint) within 1e-5. */
+/**
+ * Parity: the DJL scorer over a bundle gives the trainer's own predictions (LoadedModel over the
+ * checkpoint) within 1e-5, for every model kind; for the deep kinds also the trainer's math over the
+ * bundle (what serve and SQL use), so the tower survives export.
+ */
 class DjlScorerTest {
     private static final int ROWS = 1500;
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
@@ -37,6 +44,9 @@ class DjlScorerTest {
     static Path dir;
     static Side fm;
     static Side lr;
+    static Side deepfm;
+    static Side wdl;
+    static Side dcn;
 
     /** One model: its checkpoint scored by the trainer's code, its bundle by DJL. */
     record Side(LoadedModel trainer, Bundle bundle, DjlScorer djl) {}
@@ -45,6 +55,9 @@ class DjlScorerTest {
     static void start() throws Exception {
         fm = side("fm", TestTables.info("fm", 4));
         lr = side("lr", TestTables.info("lr", 1));
+        deepfm = side("deepfm", TestTables.deepInfo("deepfm", 4));
+        wdl = side("wdl", TestTables.deepInfo("wdl", 4));
+        dcn = side("dcn", TestTables.deepInfo("dcn", 3));
     }
 
     private static Side side(String name, ModelInfo info) throws Exception {
@@ -56,7 +69,7 @@ class DjlScorerTest {
 
     @AfterAll
     static void stop() {
-        for (Side s : new Side[] {fm, lr}) {
+        for (Side s : new Side[] {fm, lr, deepfm, wdl, dcn}) {
             if (s != null) {
                 s.djl().close();
                 s.bundle().close();
@@ -72,6 +85,44 @@ class DjlScorerTest {
     @Test
     void lrScoresEqualTheTrainersWithin1e5() {
         assertParity(lr, 8);
+    }
+
+    @Test
+    void deepfmScoresEqualTheTrainersWithin1e5() {
+        assertParity(deepfm, 9);
+        assertBundleEqualsCheckpoint(deepfm, 19);
+    }
+
+    @Test
+    void wdlScoresEqualTheTrainersWithin1e5() {
+        assertParity(wdl, 10);
+        assertBundleEqualsCheckpoint(wdl, 20);
+    }
+
+    @Test
+    void dcnScoresEqualTheTrainersWithin1e5() {
+        assertParity(dcn, 11);
+        assertBundleEqualsCheckpoint(dcn, 21);
+    }
+
+    @Test
+    void theBundleCarriesTheDenseTowerAsTrained() {
+        DenseLayout layout = dcn.bundle().card().shape().denseLayout();
+        float[] expected = new float[layout.size()];
+        layout.initialValues(TestTables.DENSE_SEED, 0, expected);
+        assertTrue(layout.size() > DenseChunks.WIDTH, "more than one chunk: " + layout.size());
+        assertArrayEquals(expected, dcn.bundle().dense());
+        assertEquals(2, dcn.bundle().card().crossLayers());
+    }
+
+    /** The trainer's math over the bundle (serve, SQL) equals it over the checkpoint. */
+    private static void assertBundleEqualsCheckpoint(Side side, long seed) {
+        LoadedModel overBundle = LoadedModel.of(side.bundle());
+        Random random = new Random(seed);
+        for (int n = 0; n < 200; n++) {
+            ExampleRows e = ExampleRows.of(features(random));
+            assertEquals(side.trainer().predict(e.keys(), e.values()), overBundle.predict(e.keys(), e.values()), 1e-6, "example " + n);
+        }
     }
 
     private static void assertParity(Side side, long seed) {

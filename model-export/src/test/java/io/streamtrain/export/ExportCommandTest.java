@@ -13,6 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.ArrayList;
+import java.util.Set;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtrain.model.deep.DenseBlock;
+import io.streamtrain.model.deep.DenseLayout;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,6 +47,43 @@ class ExportCommandTest {
         assertEquals(0, f.exitCode, String.valueOf(f.exception));
         assertEquals(ROWS + 1, Files.readAllLines(out).size());
         assertEquals(List.of(), partialFilesIn(dir));
+    }
+
+    @Test
+    void aDeepModelsDenseBlocksAreOneJsonObjectEach() throws Exception {
+        ModelInfo info = TestTables.deepInfo("dcn", 3);
+        Path deep = TestTables.write(dir.resolve("dcn-savepoint"), info, 200);
+        Path out = dir.resolve("dcn.jsonl");
+
+        Failure f = export("--savepoint", deep.toString(), "--out", out.toString());
+
+        assertEquals(0, f.exitCode, String.valueOf(f.exception));
+        DenseLayout layout = info.shape().denseLayout();
+        float[] trained = new float[layout.size()];
+        layout.initialValues(TestTables.DENSE_SEED, 0, trained);
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(out)) {
+            lines.add(json.readTree(line));
+        }
+        List<JsonNode> dense = lines.stream().filter(n -> n.has("dense")).toList();
+        assertEquals(layout.names(), dense.stream().map(n -> n.get("dense").asText()).toList(), "every block once, in layout order");
+        for (JsonNode block : dense) {
+            DenseBlock b = layout.block(block.get("dense").asText());
+            assertEquals(Set.of("dense", "count", "values"), fieldNames(block));
+            assertEquals(5000, block.get("count").asLong());
+            assertEquals(b.size(), block.get("values").size(), b.name());
+            for (int i = 0; i < b.size(); i++) {
+                assertEquals(trained[b.offset() + i], (float) block.get("values").get(i).asDouble(), b.name() + "[" + i + "]");
+            }
+        }
+        assertEquals(200 + 1, lines.size() - dense.size(), "the sparse rows and the bias as before, no chunk rows");
+    }
+
+    private static Set<String> fieldNames(JsonNode node) {
+        Set<String> names = new java.util.HashSet<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     @Test
