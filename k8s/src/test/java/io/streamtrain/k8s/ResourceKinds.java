@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.openshift.api.model.monitoring.v1.PodMonitor;
@@ -34,7 +36,8 @@ final class ResourceKinds {
             Kafka.class, KafkaNodePool.class, KafkaTopic.class,
             HorizontalPodAutoscaler.class, PodMonitor.class,
             Namespace.class, ServiceAccount.class, Role.class, RoleBinding.class,
-            Deployment.class, Service.class, Job.class, Secret.class, ConfigMap.class);
+            Deployment.class, Service.class, Job.class, Secret.class, ConfigMap.class,
+            NetworkPolicy.class, PodDisruptionBudget.class);
 
     private static final Map<String, Class<? extends HasMetadata>> BY_TYPE = new LinkedHashMap<>();
 
