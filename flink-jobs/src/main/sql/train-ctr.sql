@@ -1,6 +1,7 @@
 -- Continuous CTR training from a Kafka topic of JSON click records, exactly once.
 --   bin/streamtrain sql -f flink-jobs/src/main/sql/train-ctr.sql \
 --       -Dbootstrap=127.0.0.1:9092 -Dclicks=clicks-json -Dcheckpoints=file:///tmp/ctr-ckpt
+-- A secured cluster: add --kafka-properties client.properties (each Kafka table below takes its entries).
 -- Then: bin/streamtrain export --checkpoint /tmp/ctr-ckpt --bundle /tmp/ctr-bundle (and score-ctr.sql).
 
 SET 'execution.checkpointing.interval' = '1s';
@@ -14,6 +15,7 @@ CREATE TABLE clicks (
   device  STRING,
   clicked INT
 ) WITH (
+  ${kafka-properties}
   'connector' = 'kafka',
   'topic' = '${clicks}',
   'properties.bootstrap.servers' = '${bootstrap}',
@@ -31,6 +33,7 @@ CREATE TABLE ctr_model (
   item    BIGINT,
   device  STRING
 ) WITH (
+  ${kafka-properties}
   'connector' = 'streamtrain',
   'kafka.bootstrap-servers' = '${bootstrap}',
   'model' = 'fm',

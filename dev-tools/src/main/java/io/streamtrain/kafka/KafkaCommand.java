@@ -18,7 +18,10 @@ import picocli.CommandLine.Spec;
 /** {@code streamtrain kafka}: runs a local single-node KRaft broker until Ctrl-C. */
 @Command(name = "kafka", mixinStandardHelpOptions = true,
         description = "Runs a real single-node Kafka broker (KRaft, combined controller and broker) on 127.0.0.1 "
-                + "until interrupted. Data persists in --dir across restarts.")
+                + "until interrupted. Data persists in --dir across restarts. With --secure: a SASL_SSL listener (SCRAM-SHA-512)"
+                + " on --port and an mTLS listener (client certificates) on the next port, ACLs on; a new CA, certificates"
+                + " and user password are generated into --dir at each start, with DIR/client.properties (SASL_SSL) and"
+                + " DIR/client-mtls.properties for --kafka-properties, and the data in DIR/data.")
 public final class KafkaCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -31,6 +34,9 @@ public final class KafkaCommand implements Callable<Integer> {
             description = "Data directory, formatted on first use (default: ${DEFAULT-VALUE}).")
     Path dir;
 
+    @Option(names = "--secure", description = "A secured broker: SASL_SSL and mTLS listeners, ACLs (see the description).")
+    boolean secure;
+
     @Option(names = "--topics", split = ",", paramLabel = "NAME:PARTITIONS",
             description = "Topics to create if missing, e.g. examples:4,examples.dlq:1 (partitions default 1).")
     List<String> topics = List.of();
@@ -42,7 +48,7 @@ public final class KafkaCommand implements Callable<Integer> {
         Map<String, Integer> wanted = parseTopics(topics);
         LocalKafka kafka;
         try {
-            kafka = LocalKafka.start(port, dir);
+            kafka = secure ? LocalKafka.startSecure(port, dir) : LocalKafka.start(port, dir);
         } catch (KafkaException | IOException e) {
             spec.commandLine().getErr().println("kafka: error: " + e.getMessage());
             return 1;
@@ -54,7 +60,13 @@ public final class KafkaCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         PrintWriter out = spec.commandLine().getOut();
         try {
-            Topics.ensure(kafka.connection(), wanted);
+            Topics.ensure(kafka.adminConnection(), wanted);
+            if (kafka.isSecure()) {
+                Path security = kafka.securityDir();
+                out.printf("kafka: SASL_SSL (SCRAM-SHA-512) on %s: --kafka-properties %s%n", kafka.bootstrapServers(),
+                        security.resolve("client.properties"));
+                out.printf("kafka: mTLS on %s: --kafka-properties %s%n", kafka.mtlsBootstrapServers(), security.resolve("client-mtls.properties"));
+            }
             out.printf("kafka: listening on %s (data in %s); Ctrl-C to stop%n", kafka.bootstrapServers(), kafka.dataDir());
             out.flush();
             stopped.await();

@@ -57,13 +57,18 @@ public final class LocalKafka implements AutoCloseable {
     private final Path dataDir;
     private final boolean deleteOnClose;
     private final int port;
+    private final int internalPort;
+    private final LocalKafkaSecurity security; // null: a plaintext broker
     private boolean closed;
 
-    private LocalKafka(KafkaRaftServer server, Path dataDir, boolean deleteOnClose, int port) {
+    private LocalKafka(KafkaRaftServer server, Path dataDir, boolean deleteOnClose, int port, int internalPort,
+                       LocalKafkaSecurity security) {
         this.server = server;
         this.dataDir = dataDir;
         this.deleteOnClose = deleteOnClose;
         this.port = port;
+        this.internalPort = internalPort;
+        this.security = security;
     }
 
     /**
@@ -74,6 +79,37 @@ public final class LocalKafka implements AutoCloseable {
      *     null uses a temporary directory that {@link #close()} deletes
      */
     public static LocalKafka start(int port, Path dataDir) throws IOException {
+        return start(port, dataDir, null);
+    }
+
+    /**
+     * Starts a secured broker ({@link LocalKafkaSecurity}): SASL_SSL (SCRAM-SHA-512) on {@code port},
+     * mTLS on {@code port + 1}, ACLs on. Generates a CA, certificates and a user password into
+     * {@code dir}, writes {@code dir/client.properties} and {@code dir/client-mtls.properties}, and
+     * keeps the broker's data in {@code dir/data}.
+     *
+     * @param port the SASL_SSL port on 127.0.0.1; 0 picks a free one with a free next port
+     */
+    public static LocalKafka startSecure(int port, Path dir) throws IOException {
+        if (port == 65535) {
+            throw new IllegalArgumentException("port 65535 leaves no next port for the mTLS listener");
+        }
+        Path root = Files.createDirectories(dir.toAbsolutePath());
+        LocalKafkaSecurity security = LocalKafkaSecurity.generate(root);
+        LocalKafka kafka = start(port, root.resolve("data"), security);
+        try {
+            try (Admin admin = Topics.admin(kafka.adminConnection())) {
+                security.setUp(admin);
+            }
+            security.writeClientProperties(kafka.bootstrapServers(), kafka.mtlsBootstrapServers());
+        } catch (IOException | RuntimeException e) {
+            kafka.close();
+            throw e;
+        }
+        return kafka;
+    }
+
+    private static LocalKafka start(int port, Path dataDir, LocalKafkaSecurity security) throws IOException {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " out of range 0..65535");
         }
@@ -85,9 +121,14 @@ public final class LocalKafka implements AutoCloseable {
         try {
             format(dir);
             for (int attempt = 1; ; attempt++) {
-                int brokerPort = port != 0 ? port : freePort();
+                int brokerPort = port != 0 ? port : security == null ? freePort() : freePortWithFreeNext();
                 int controllerPort = freePort();
-                KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(config(dir, brokerPort, controllerPort), false), Time.SYSTEM);
+                int internalPort = security == null ? brokerPort : freePort();
+                Map<String, Object> config = config(dir, brokerPort, controllerPort);
+                if (security != null) {
+                    config.putAll(security.brokerConfig(HOST, brokerPort, internalPort, controllerPort));
+                }
+                KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(config, false), Time.SYSTEM);
                 try {
                     server.startup();
                 } catch (RuntimeException e) {
@@ -102,7 +143,7 @@ public final class LocalKafka implements AutoCloseable {
                     }
                     throw new KafkaException("could not start Kafka on " + HOST + ":" + brokerPort + ": " + e.getMessage(), e);
                 }
-                LocalKafka kafka = new LocalKafka(server, dir, temporary, brokerPort);
+                LocalKafka kafka = new LocalKafka(server, dir, temporary, brokerPort, internalPort, security);
                 try {
                     kafka.awaitReady();
                 } catch (RuntimeException e) {
@@ -121,12 +162,52 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
-    /** {@code 127.0.0.1:PORT}. */
-    /** This broker, with Kafka's default client settings. */
+    /**
+     * This broker as a client reaches it: with Kafka's default client settings, or on a secured
+     * broker over SASL_SSL as the user of {@code client.properties} (who has the loop's ACLs).
+     */
     public KafkaConnection connection() {
-        return KafkaConnection.to(bootstrapServers());
+        return security == null ? KafkaConnection.to(bootstrapServers()) : new KafkaConnection(bootstrapServers(), security.saslClient());
     }
 
+    /** A secured broker over SASL_SSL as any SCRAM user (created with {@link #adminConnection()}). */
+    public KafkaConnection saslConnection(String user, String password) {
+        return new KafkaConnection(bootstrapServers(), requireSecure().saslClient(user, password));
+    }
+
+    /** A secured broker over mTLS with the client certificate of {@code client-mtls.properties}. */
+    public KafkaConnection mtlsConnection() {
+        return new KafkaConnection(mtlsBootstrapServers(), requireSecure().mtlsClient());
+    }
+
+    /** The broker's own identity, a super user on a secured broker (users, ACLs, topics); else {@link #connection()}. */
+    public KafkaConnection adminConnection() {
+        return security == null ? connection() : new KafkaConnection(HOST + ":" + internalPort, security.brokerClient());
+    }
+
+    public boolean isSecure() {
+        return security != null;
+    }
+
+    /** Where a secured broker keeps its certificates and client properties files. */
+    public Path securityDir() {
+        return requireSecure().dir();
+    }
+
+    /** The mTLS listener of a secured broker, {@code 127.0.0.1:PORT+1}. */
+    public String mtlsBootstrapServers() {
+        requireSecure();
+        return HOST + ":" + (port + 1);
+    }
+
+    private LocalKafkaSecurity requireSecure() {
+        if (security == null) {
+            throw new IllegalStateException("a plaintext broker (start it with startSecure)");
+        }
+        return security;
+    }
+
+    /** {@code 127.0.0.1:PORT}: the plaintext listener, or a secured broker's SASL_SSL one. */
     public String bootstrapServers() {
         return HOST + ":" + port;
     }
@@ -141,7 +222,7 @@ public final class LocalKafka implements AutoCloseable {
 
     /** Creates the topic unless it exists (an existing topic keeps its partition count). */
     public void createTopic(String name, int partitions) {
-        Topics.ensure(connection(), Map.of(name, partitions));
+        Topics.ensure(adminConnection(), Map.of(name, partitions));
     }
 
     @Override
@@ -228,7 +309,7 @@ public final class LocalKafka implements AutoCloseable {
 
     private void awaitReady() {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        try (Admin admin = Topics.admin(connection())) {
+        try (Admin admin = Topics.admin(adminConnection())) {
             while (true) {
                 try {
                     if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
@@ -254,6 +335,17 @@ public final class LocalKafka implements AutoCloseable {
             s.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
             return s.getLocalPort();
         }
+    }
+
+    /** A free port whose next port is free too (the secured broker's SASL_SSL and mTLS listeners). */
+    private static int freePortWithFreeNext() throws IOException {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            int p = freePort();
+            if (p < 65535 && !isBound(p + 1)) {
+                return p;
+            }
+        }
+        throw new IOException("no free pair of ports on " + HOST);
     }
 
     private static boolean isBound(int port) {

@@ -1,8 +1,11 @@
 package io.streamtrain.testing;
 
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.LocalKafka;
 import io.streamtrain.kafka.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * {@code embedded} (default) is {@link LocalKafka} in this JVM; {@code testcontainers}
  * ({@code -Pdocker}) is {@value #KAFKA_IMAGE} in Docker, and tests abort (skip) when there is no
  * Docker engine.
+ *
+ * <p>{@link #secured()} is a second JVM-wide broker, {@link LocalKafka#startSecure secured}: the
+ * same helpers reach it over SASL_SSL as the user of its {@code client.properties}, so a test
+ * written against {@link #shared()} runs against a secured cluster by taking its fixture from there.
  */
 public final class KafkaFixture {
     public static final String MODE_PROPERTY = "streamtrain.test.kafka";
@@ -34,14 +41,17 @@ public final class KafkaFixture {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaFixture.class);
 
     private static KafkaFixture shared;
+    private static KafkaFixture secured;
     private static String unavailable; // why the broker cannot run here; tests abort with it
 
-    private final String bootstrapServers;
+    private final KafkaConnection connection;
     private final AutoCloseable broker;
+    private final LocalKafka secure; // the secured broker, or null
 
-    private KafkaFixture(String bootstrapServers, AutoCloseable broker) {
-        this.bootstrapServers = bootstrapServers;
+    private KafkaFixture(KafkaConnection connection, AutoCloseable broker, LocalKafka secure) {
+        this.connection = connection;
         this.broker = broker;
+        this.secure = secure;
     }
 
     /** The JVM-wide broker, started on first call. */
@@ -56,6 +66,37 @@ public final class KafkaFixture {
         return shared;
     }
 
+    /**
+     * The JVM-wide secured broker (SASL_SSL on its port, mTLS on the next, ACLs on), started on
+     * first call with its certificates and client properties files in a temporary directory.
+     */
+    public static synchronized KafkaFixture secured() {
+        if (secured == null) {
+            long t0 = System.nanoTime();
+            try {
+                Path dir = Files.createTempDirectory("streamtrain-secure-kafka");
+                LocalKafka kafka = LocalKafka.startSecure(0, dir);
+                secured = new KafkaFixture(kafka.connection(), () -> {
+                    kafka.close();
+                    ScratchDirectory.deleteOrWarn(dir);
+                }, kafka);
+            } catch (Exception e) {
+                throw new IllegalStateException("could not start the secured Kafka broker", e);
+            }
+            LOG.info("secured test Kafka at {} started in {} ms", secured.bootstrapServers(), (System.nanoTime() - t0) / 1_000_000);
+            Runtime.getRuntime().addShutdownHook(new Thread(secured::closeQuietly, "secured-kafka-fixture-shutdown"));
+        }
+        return secured;
+    }
+
+    /** The secured broker itself (its mTLS and admin connections, its files); only for {@link #secured()}. */
+    public LocalKafka secureBroker() {
+        if (secure == null) {
+            throw new IllegalStateException("not the secured fixture");
+        }
+        return secure;
+    }
+
     private static KafkaFixture start() {
         String mode = System.getProperty(MODE_PROPERTY, "embedded");
         long t0 = System.nanoTime();
@@ -64,7 +105,7 @@ public final class KafkaFixture {
             case "embedded" -> {
                 try {
                     LocalKafka kafka = LocalKafka.start(0, null);
-                    fixture = new KafkaFixture(kafka.bootstrapServers(), kafka);
+                    fixture = new KafkaFixture(kafka.connection(), kafka, null);
                 } catch (Exception e) {
                     throw new IllegalStateException("could not start the embedded Kafka broker", e);
                 }
@@ -77,23 +118,28 @@ public final class KafkaFixture {
                     unavailable = started.skipReason();
                     Assumptions.abort(unavailable);
                 }
-                fixture = new KafkaFixture(started.bootstrapServers(), started.container());
+                fixture = new KafkaFixture(KafkaConnection.to(started.bootstrapServers()), started.container(), null);
             }
             default -> throw new IllegalArgumentException(
                     MODE_PROPERTY + "=" + mode + ": expected 'embedded' or 'testcontainers'");
         }
-        LOG.info("test Kafka ({}) at {} started in {} ms", mode, fixture.bootstrapServers,
+        LOG.info("test Kafka ({}) at {} started in {} ms", mode, fixture.bootstrapServers(),
                 (System.nanoTime() - t0) / 1_000_000);
         return fixture;
     }
 
     public String bootstrapServers() {
-        return bootstrapServers;
+        return connection.bootstrapServers();
     }
 
-    /** The broker, with Kafka's default client settings. */
+    /** The broker with the client settings it needs: none, or the secured broker's SASL_SSL ones. */
     public KafkaConnection connection() {
-        return KafkaConnection.to(bootstrapServers);
+        return connection;
+    }
+
+    /** The client properties every client of a test's job needs (empty for a plaintext broker). */
+    public Map<String, String> clientProperties() {
+        return connection.clientProperties();
     }
 
     /** Creates the topic unless it exists. */

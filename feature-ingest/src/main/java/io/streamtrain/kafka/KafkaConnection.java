@@ -1,6 +1,8 @@
 package io.streamtrain.kafka;
 
 import java.io.Serializable;
+import java.nio.file.Path;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -34,8 +36,18 @@ public final class KafkaConnection implements Serializable {
         return new KafkaConnection(bootstrapServers, Map.of());
     }
 
+    /** A connection whose clients take the properties in {@code propertiesFile} ({@link KafkaClientProperties}); null: none. */
+    public static KafkaConnection of(String bootstrapServers, Path propertiesFile) {
+        return new KafkaConnection(bootstrapServers, KafkaClientProperties.load(propertiesFile));
+    }
+
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /** The user's client properties, secrets included: for a job's configuration, never for display. */
+    public Map<String, String> clientProperties() {
+        return Collections.unmodifiableMap(clientProperties);
     }
 
     /** The settings of one new client, to which the caller adds its own before building it. */

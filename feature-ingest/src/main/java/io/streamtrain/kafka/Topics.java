@@ -2,7 +2,9 @@ package io.streamtrain.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +19,9 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
@@ -27,7 +32,30 @@ public final class Topics {
     private static final Logger LOG = LoggerFactory.getLogger(Topics.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
+    /**
+     * Why a broker that is up may never answer: a client whose security protocol does not match the
+     * listener (plaintext against TLS) is only ever disconnected, and its calls time out.
+     */
+    static final String NO_ANSWER = " (no broker answered: check the bootstrap servers, and that the Kafka client properties"
+            + " (--kafka-properties: security.protocol, sasl.*, ssl.*) match the listener)";
+
     private Topics() {}
+
+    /** A client call's failure as a user can act on it: authentication problems and unanswered calls named as such. */
+    public static String why(Throwable failure) {
+        if (failure instanceof AuthenticationException) {
+            Throwable root = failure;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            return "authentication failed (" + failure.getClass().getSimpleName() + "): " + failure.getMessage()
+                    + (root != failure ? " (" + root.getMessage() + ")" : "");
+        }
+        if (failure instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return failure.getMessage() + NO_ANSWER;
+        }
+        return failure.getMessage();
+    }
 
     public static Admin admin(KafkaConnection kafka) {
         return kafka.client()
@@ -54,28 +82,66 @@ public final class Topics {
 
     /** As {@link #ensure(Admin, Map)}, creating missing topics with the given topic configs (e.g. compaction). */
     public static void ensure(Admin admin, Map<String, Integer> topics, Map<String, String> configs) {
-        if (topics.isEmpty()) {
-            return;
-        }
         List<NewTopic> wanted = new ArrayList<>();
         topics.forEach((name, partitions) -> wanted.add(new NewTopic(name, partitions, (short) -1).configs(configs)));
-        CreateTopicsResult result = admin.createTopics(wanted);
+        ensure(admin, wanted);
+    }
+
+    /**
+     * Creates each of {@code wanted} that does not exist yet, as it says (partitions, replication
+     * factor, topic configs); existing topics are left as they are, so operators may pre-create
+     * them and the principal need not be allowed to create topics. Returns once every partition
+     * has a leader.
+     */
+    public static void ensure(Admin admin, Collection<NewTopic> wanted) {
+        if (wanted.isEmpty()) {
+            return;
+        }
+        Set<String> names = new LinkedHashSet<>();
+        wanted.forEach(t -> names.add(t.name()));
+        Set<String> existing = existing(admin);
+        List<NewTopic> missing = wanted.stream().filter(t -> !existing.contains(t.name())).toList();
+        if (!missing.isEmpty()) {
+            create(admin, missing);
+        }
+        awaitLeaders(admin, names);
+    }
+
+    /** The topics the principal may see (those it may describe). */
+    private static Set<String> existing(Admin admin) {
+        try {
+            return admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new KafkaException("could not list topics: " + why(e.getCause()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new KafkaException("timed out listing topics" + NO_ANSWER, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted while listing topics", e);
+        }
+    }
+
+    private static void create(Admin admin, List<NewTopic> missing) {
+        CreateTopicsResult result = admin.createTopics(missing);
         result.values().forEach((name, future) -> {
             try {
                 future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                LOG.info("created topic {} with {} partitions", name, topics.get(name));
+                LOG.info("created topic {}", missing.stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow());
             } catch (ExecutionException e) {
+                if (e.getCause() instanceof TopicAuthorizationException || e.getCause() instanceof ClusterAuthorizationException) {
+                    throw new KafkaException("topic " + name + " does not exist, and this principal may not create it: create it"
+                            + " beforehand (docs/security.md, \"Pre-creating the topics\"), or grant CREATE", e.getCause());
+                }
                 if (!(e.getCause() instanceof TopicExistsException)) {
-                    throw new KafkaException("could not create topic " + name + ": " + e.getCause().getMessage(), e.getCause());
+                    throw new KafkaException("could not create topic " + name + ": " + why(e.getCause()), e.getCause());
                 }
             } catch (TimeoutException e) {
-                throw new KafkaException("timed out creating topic " + name, e);
+                throw new KafkaException("timed out creating topic " + name + NO_ANSWER, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new KafkaException("interrupted while creating topic " + name, e);
             }
         });
-        awaitLeaders(admin, topics.keySet());
     }
 
     /**
@@ -108,7 +174,7 @@ public final class Topics {
                 }
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof RetriableException)) { // unknown topic, not leader yet
-                    throw new KafkaException("could not describe topics " + names, e.getCause());
+                    throw new KafkaException("could not describe topics " + names + ": " + why(e.getCause()), e.getCause());
                 }
             } catch (TimeoutException e) {
                 // fall through to the deadline check

@@ -1,5 +1,6 @@
 package io.streamtrain.config;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.options.OptionRule;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -61,7 +62,7 @@ public final class SettingsCheck {
         List<Problem> errors = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         new TreeMap<>(settings).forEach((key, value) -> {
-            String shown = GlobalConfiguration.isSensitive(key) ? GlobalConfiguration.HIDDEN_CONTENT : value;
+            String shown = GlobalConfiguration.isSensitive(key) || KafkaClientProperties.isSecret(key) ? GlobalConfiguration.HIDDEN_CONTENT : value;
             if (key.startsWith(StreamtrainOptions.PREFIX)) {
                 streamtrainProblem(key, value).ifPresent(reason -> errors.add(new Problem(key, shown, reason)));
             } else {

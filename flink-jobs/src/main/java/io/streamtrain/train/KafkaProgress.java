@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import java.time.Duration;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 
 /**
  * What the brokers know about a training run's topics: their start and end offsets, the records
@@ -156,7 +157,12 @@ public final class KafkaProgress implements AutoCloseable {
         return countRecords(consumer, from, to, limit);
     }
 
-    /** Reads each partition from its {@code from} to its {@code to}; gives up after 30 s with what it counted. */
+    /**
+     * Reads each partition from its {@code from} to its {@code to}, up to {@code limit} records.
+     *
+     * @throws TimeoutException when the range was not read within 30 s (Kafka unreachable or slow):
+     *     a partial count would pass for the truth, so there is none
+     */
     private static long countRecords(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> from,
                                        Map<TopicPartition, Long> to, long limit) {
         Map<TopicPartition, Long> ranges = new HashMap<>();
@@ -176,6 +182,9 @@ public final class KafkaProgress implements AutoCloseable {
                     count++;
                 }
             }
+        }
+        if (count < limit && ranges.keySet().stream().anyMatch(tp -> consumer.position(tp) < to.get(tp))) {
+            throw new TimeoutException("could not read the records of " + ranges.keySet() + " up to " + to + " within 30 s");
         }
         return count;
     }

@@ -38,6 +38,15 @@ public final class TrainingOptions {
                             + " request.timeout.ms). They replace a client's tuning defaults but not what it needs to be"
                             + " correct (isolation level, idempotence, transactions). Values are never logged.");
 
+    public static final ConfigOption<Duration> KAFKA_OUTAGE_PATIENCE =
+            ConfigOptions.key("streamtrain.kafka.outage-patience")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription("How long a running command (train and backfill's progress and --until-idle, serve"
+                            + " --follow) waits out an unreachable Kafka cluster, e.g. a broker restart, before it gives"
+                            + " up; it logs the outage meanwhile. Misconfiguration (authentication, authorization, an"
+                            + " unresolvable address) is not waited out, nor is a cluster unreachable when a command starts.");
+
     public static final ConfigOption<String> TOPIC =
             ConfigOptions.key("streamtrain.train.topic")
                     .stringType()

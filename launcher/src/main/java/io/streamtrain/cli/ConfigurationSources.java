@@ -2,12 +2,15 @@ package io.streamtrain.cli;
 
 import io.streamtrain.config.InvalidSettingsException;
 import io.streamtrain.config.SettingsCheck;
+import io.streamtrain.kafka.KafkaClientProperties;
+import io.streamtrain.train.TrainingOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -32,6 +35,10 @@ final class ConfigurationSources {
                     + "default: $FLINK_CONF_DIR/config.yaml when FLINK_CONF_DIR is set.")
     Path flinkConf;
 
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE",
+            description = KafkaClientProperties.DESCRIPTION + " Its entries win over -Dstreamtrain.kafka.properties.<key>.")
+    Path kafkaProperties;
+
     /** The environment {@code FLINK_CONF_DIR} is read from. */
     Map<String, String> env = System.getenv();
 
@@ -43,6 +50,7 @@ final class ConfigurationSources {
         Configuration conf = FlinkConfFile.load(flinkConf, env);
         conf.addAll(Configuration.fromMap(dynamic));
         flags.applyTo(conf);
+        addKafkaProperties(conf);
         SettingsCheck.Result checked = SettingsCheck.check(conf);
         checked.warnings().forEach(w -> warn.accept("warning: " + w));
         if (!checked.errors().isEmpty()) {
@@ -53,6 +61,18 @@ final class ConfigurationSources {
             throw new InvalidSettingsException(named);
         }
         return conf;
+    }
+
+    /**
+     * The {@code --kafka-properties} file's entries over the client properties set so far, each
+     * under its own key ({@code streamtrain.kafka.properties.sasl.jaas.config}): a whole-map value
+     * would be printed and checked as one string, and a secret in it would not be hidden.
+     */
+    private void addKafkaProperties(Configuration conf) {
+        Map<String, String> merged = new TreeMap<>(conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of()));
+        merged.putAll(KafkaClientProperties.load(kafkaProperties));
+        conf.removeConfig(TrainingOptions.KAFKA_PROPERTIES);
+        merged.forEach((key, value) -> conf.setString(TrainingOptions.KAFKA_PROPERTIES.key() + "." + key, value));
     }
 
     /** The retained checkpoints of a local run: the configured directory, or {@code fallback}. */

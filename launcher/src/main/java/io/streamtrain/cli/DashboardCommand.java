@@ -1,5 +1,7 @@
 package io.streamtrain.cli;
 
+import java.nio.file.Path;
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.report.Dashboard;
 import java.time.Duration;
@@ -17,6 +19,9 @@ public final class DashboardCommand implements Callable<Integer> {
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
     String bootstrap;
 
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE", description = KafkaClientProperties.DESCRIPTION)
+    Path kafkaProperties;
+
     @Option(names = "--metrics-topic", required = true, paramLabel = "TOPIC",
             description = "The run's metrics topic; it may not exist yet (the page waits for the job to create it).")
     String topic;
@@ -30,7 +35,7 @@ public final class DashboardCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (Dashboard dashboard = Dashboard.start(KafkaConnection.to(bootstrap), topic, port)) {
+        try (Dashboard dashboard = Dashboard.start(KafkaConnection.of(bootstrap, kafkaProperties), topic, port)) {
             System.out.println("dashboard: following " + topic + " on " + bootstrap + "; open " + dashboard.url() + " (Ctrl-C stops)");
             dashboard.awaitShutdown(System.out, reportEvery);
         }

@@ -1,6 +1,7 @@
 package io.streamtrain.cli;
 
 import io.streamtrain.config.KnownOption;
+import io.streamtrain.kafka.KafkaClientProperties;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,6 +22,8 @@ final class EffectiveConfiguration {
                 }
             }
         }
+        // Flink's list of sensitive keys misses some of Kafka's (ssl.keystore.key, ssl.truststore.certificates).
+        effective.replaceAll((key, value) -> KafkaClientProperties.isSecret(key) ? KafkaClientProperties.HIDDEN : value);
         return ConfigurationUtils.hideSensitiveValues(effective).entrySet().stream()
                 .map(e -> e.getKey() + ": " + e.getValue())
                 .sorted()

@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.files.OutputFile;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.report.MetricsTopic;
@@ -26,6 +27,9 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
     String bootstrap;
 
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE", description = KafkaClientProperties.DESCRIPTION)
+    Path kafkaProperties;
+
     @Option(names = "--metrics-topic", required = true, paramLabel = "TOPIC", description = "The run's metrics topic.")
     String topic;
 
@@ -44,7 +48,7 @@ public final class ReportCommand implements Callable<Integer> {
         if (out == null && svgDir == null) {
             throw new IllegalArgumentException("nothing to write: give --out FILE and/or --svg-dir DIR");
         }
-        MetricsTopic read = MetricsTopic.readToEnd(KafkaConnection.to(bootstrap), topic, READ_TIMEOUT);
+        MetricsTopic read = MetricsTopic.readToEnd(KafkaConnection.of(bootstrap, kafkaProperties), topic, READ_TIMEOUT);
         if (read.unreadable() > 0) {
             System.err.println("report: skipped " + read.unreadable() + " records that are not TrainingMetrics");
         }

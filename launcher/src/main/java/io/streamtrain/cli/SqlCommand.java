@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.sql.SqlScript;
 import io.streamtrain.sql.SqlSession;
 import io.streamtrain.train.run.LocalFlink;
@@ -33,6 +34,12 @@ public final class SqlCommand implements Callable<Integer> {
     @Option(names = "-D", paramLabel = "NAME=VALUE", description = "A script variable: ${NAME} becomes VALUE.")
     Map<String, String> defines = new TreeMap<>();
 
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE",
+            description = "Kafka client properties file (Kafka's format, as its tools' --command-config): defines ${"
+                    + SqlScript.KAFKA_PROPERTIES_VARIABLE + "} as its entries, 'properties.<key>' = 'value', each followed by a comma,"
+                    + " for the WITH clause of each Kafka table (empty without a file).")
+    Path kafkaProperties;
+
     @Option(names = "--jobmanager", paramLabel = "HOST:PORT", description = "REST endpoint of a Flink session cluster (default: a local cluster in this process).")
     String jobManager;
 
@@ -48,7 +55,9 @@ public final class SqlCommand implements Callable<Integer> {
             System.err.println("sql: --detach needs --jobmanager (the local cluster lives only as long as this command)");
             return 2;
         }
-        List<String> statements = SqlScript.statements(Files.readString(file), defines);
+        Map<String, String> variables = new TreeMap<>(defines);
+        variables.putIfAbsent(SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(KafkaClientProperties.load(kafkaProperties)));
+        List<String> statements = SqlScript.statements(Files.readString(file), variables);
         System.out.println("sql: " + statements.size() + " statements from " + file);
         if (jobManager != null) {
             URI rest = URI.create("http://" + jobManager);

@@ -1,5 +1,6 @@
 package io.streamtrain.ingest;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseOptions;
@@ -45,6 +46,9 @@ public final class IngestCommand implements Callable<Integer> {
 
     @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers.")
     String bootstrap;
+
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE", description = KafkaClientProperties.DESCRIPTION)
+    Path kafkaProperties;
 
     @Option(names = "--topic", paramLabel = "TOPIC", description = "Topic for the examples (with --file or --synthetic).")
     String topic;
@@ -167,7 +171,7 @@ public final class IngestCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         String target = syntheticEvents != null ? events.impressionsTopic : topic;
-        IngestSettings settings = IngestSettings.of(KafkaConnection.to(bootstrap), target)
+        IngestSettings settings = IngestSettings.of(KafkaConnection.of(bootstrap, kafkaProperties), target)
                 .withDeadLetterTopic(deadLetterTopic != null ? deadLetterTopic : IngestSettings.defaultDeadLetterTopic(target))
                 .withPartitions(partitions)
                 .withProgress(line -> {

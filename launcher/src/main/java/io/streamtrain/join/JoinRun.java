@@ -3,6 +3,7 @@ package io.streamtrain.join;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.train.run.CheckpointedProgress;
 import io.streamtrain.train.run.JobEndedException;
 import io.streamtrain.train.RequiredFlinkSettings;
@@ -112,6 +113,9 @@ public final class JoinRun {
                 long lastChange = started;
                 int checkpointsAtLastChange = 0;
                 String lastSnapshot = "";
+                KafkaOutage outage = new KafkaOutage("join", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));
+                Map<TopicPartition, Long> ie = Map.of();
+                Map<TopicPartition, Long> ce = Map.of();
                 try (JobMonitor monitor = flink.monitor()) {
                     long checkpoints = 0;
                     long restarts = 0;
@@ -134,14 +138,22 @@ public final class JoinRun {
                                 // REST not ready yet
                             }
                             progress.refresh(flink.job());
-                            Map<TopicPartition, Long> ie = kafka.endOffsets(impressions);
-                            Map<TopicPartition, Long> ce = kafka.endOffsets(clicks);
+                            boolean unreachable = false;
+                            try {
+                                ie = kafka.endOffsets(impressions);
+                                ce = kafka.endOffsets(clicks);
+                                outage.reachable();
+                            } catch (Exception e) {
+                                // The last offsets stand; an outage is never quiet.
+                                outage.failed("reading the topics' offsets", e);
+                                unreachable = true;
+                            }
                             Map<TopicPartition, Long> ic = progress.offsets(impressionsSource);
                             Map<TopicPartition, Long> cc = progress.offsets(clicksSource);
                             long lag = KafkaProgress.lag(ie, ic, impressionsFrom) + KafkaProgress.lag(ce, cc, clicksFrom);
                             String snapshot = ie + "|" + ce + "|" + ic + "|" + cc;
                             long now = System.nanoTime();
-                            if (!snapshot.equals(lastSnapshot) || lag > 0) {
+                            if (!snapshot.equals(lastSnapshot) || lag > 0 || unreachable) {
                                 lastSnapshot = snapshot;
                                 lastChange = now;
                                 checkpointsAtLastChange = progress.checkpointsRead();
@@ -189,14 +201,16 @@ public final class JoinRun {
                     long clicksRead = consumed(progress.offsets(clicksSource), clicksFrom);
                     if (finished) {
                         // A bounded run's final checkpoint holds no finished splits: it read everything up to the end it saw.
-                        impressionsRead = Math.max(impressionsRead, KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom));
-                        clicksRead = Math.max(clicksRead, KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom));
+                        impressionsRead = Math.max(impressionsRead, outage.retry("counting impressions",
+                                () -> KafkaProgress.countCommittedRecords(connection, impressions, impressionsFrom)));
+                        clicksRead = Math.max(clicksRead, outage.retry("counting clicks",
+                                () -> KafkaProgress.countCommittedRecords(connection, clicks, clicksFrom)));
                         Files.createDirectories(s.checkpointDir());
                         Files.writeString(s.checkpointDir().resolve(FINISHED_MARKER), "finished at " + java.time.Instant.now() + "\n");
                     }
                     return new Summary(impressionsRead, clicksRead,
-                            KafkaProgress.countCommittedRecords(connection, out, outFrom),
-                            KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom),
+                            outage.retry("counting joined examples", () -> KafkaProgress.countCommittedRecords(connection, out, outFrom)),
+                            outage.retry("counting dead letters", () -> KafkaProgress.countCommittedRecords(connection, deadLetters, deadFrom)),
                             checkpoints, restarts, seconds);
                 }
             }

@@ -17,7 +17,25 @@ public final class SqlScript {
     private static final Pattern STATEMENT_SET = Pattern.compile("(?is)^(EXECUTE\\s+)?STATEMENT\\s+SET\\s+BEGIN\\b.*|^BEGIN\\s+STATEMENT\\s+SET\\b.*");
     private static final Pattern SET_END = Pattern.compile("(?is).*\\bEND\\s*$");
 
+    /**
+     * The variable {@code sql --kafka-properties} defines: the file's properties as WITH-clause
+     * entries, each followed by a comma ({@code 'properties.security.protocol' = 'SASL_SSL', }), or
+     * nothing without a file; a Kafka table writes {@code WITH (${kafka-properties} 'connector' = ...)}.
+     */
+    public static final String KAFKA_PROPERTIES_VARIABLE = "kafka-properties";
+
     private SqlScript() {}
+
+    /** Kafka client properties as the WITH-clause entries of a Kafka table (Flink's and the streamtrain connector's {@code 'properties.<key>'}). */
+    public static String tableOptions(Map<String, String> kafkaProperties) {
+        StringBuilder out = new StringBuilder();
+        kafkaProperties.forEach((k, v) -> out.append(literal("properties." + k)).append(" = ").append(literal(v)).append(", "));
+        return out.toString();
+    }
+
+    private static String literal(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
 
     public static List<String> statements(String script, Map<String, String> defines) {
         return split(substitute(script, defines));

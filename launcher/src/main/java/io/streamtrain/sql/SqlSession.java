@@ -1,5 +1,6 @@
 package io.streamtrain.sql;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.train.RequiredFlinkSettings;
 import java.io.PrintStream;
@@ -87,7 +88,8 @@ public final class SqlSession {
             SettingsCheck.check(Map.of(unquote(set.group(1)), unquote(set.group(2)))).orThrow()
                     .warnings().forEach(w -> out.println("sql: warning: " + w));
             tables.getConfig().getConfiguration().setString(unquote(set.group(1)), unquote(set.group(2)));
-            out.println("sql: set " + unquote(set.group(1)) + " = " + unquote(set.group(2)));
+            String key = unquote(set.group(1));
+            out.println("sql: set " + key + " = " + (KafkaClientProperties.isSecret(key) ? KafkaClientProperties.HIDDEN : unquote(set.group(2))));
             return true;
         }
         Matcher reset = RESET.matcher(statement);
@@ -126,8 +128,14 @@ public final class SqlSession {
                 || s.startsWith("DESC") || s.startsWith("EXPLAIN");
     }
 
+    /** A table option {@code 'key' = 'value'} in a statement: a secret's value is not shown. */
+    private static final Pattern TABLE_OPTION = Pattern.compile("'((?:[^']|'')*)'(\\s*=\\s*)'((?:[^']|'')*)'");
+
     private static String firstLine(String statement) {
-        String line = statement.lines().findFirst().orElse("").strip();
+        Matcher option = TABLE_OPTION.matcher(statement);
+        String shown = option.replaceAll(m -> Matcher.quoteReplacement("'" + m.group(1) + "'" + m.group(2) + "'"
+                + (KafkaClientProperties.isSecret(m.group(1)) ? KafkaClientProperties.HIDDEN : m.group(3)) + "'"));
+        String line = shown.lines().findFirst().orElse("").strip();
         return line.length() > 80 ? line.substring(0, 77) + "..." : line;
     }
 

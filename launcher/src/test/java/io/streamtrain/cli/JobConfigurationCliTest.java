@@ -1,6 +1,8 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.train.TrainingOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -147,6 +149,34 @@ class JobConfigurationCliTest {
         Run r = train(Map.of());
         assertEquals(1, r.code);
         assertTrue(r.err.contains("no training topic: give --topic, or set streamtrain.train.topic"), r.err);
+    }
+
+    @Test
+    void theKafkaPropertiesFileReachesTheJobOverDynamicPropertiesAndPrintConfigHidesItsSecrets() throws IOException {
+        Path file = Files.writeString(dir.resolve("client.properties"), """
+                # as Kafka's tools read it (--command-config)
+                security.protocol=SASL_SSL
+                sasl.mechanism=SCRAM-SHA-512
+                sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="hunter2";
+                ssl.truststore.location=/etc/kafka/ca.p12
+                ssl.truststore.password=truststore-secret
+                ssl.keystore.key=-----BEGIN PRIVATE KEY----- abc -----END PRIVATE KEY-----
+                """);
+        Run r = train(Map.of(), "--topic", "t", "-D", "streamtrain.kafka.properties.security.protocol=SSL",
+                "-D", "streamtrain.kafka.properties.request.timeout.ms=7000", "--kafka-properties", file.toString(), "--print-config");
+        assertEquals(0, r.code, r.err);
+        String p = TrainingOptions.KAFKA_PROPERTIES.key() + ".";
+        assertTrue(r.lines().containsAll(List.of(p + "security.protocol: SASL_SSL", p + "sasl.mechanism: SCRAM-SHA-512",
+                p + "request.timeout.ms: 7000", p + "ssl.truststore.location: /etc/kafka/ca.p12",
+                p + "sasl.jaas.config: ******", p + "ssl.truststore.password: ******", p + "ssl.keystore.key: ******")), r.out);
+        assertFalse(r.out.contains("hunter2") || r.out.contains("truststore-secret") || r.out.contains("PRIVATE KEY"), r.out);
+    }
+
+    @Test
+    void aMissingKafkaPropertiesFileIsNamed() {
+        Run r = train(Map.of(), "--topic", "t", "--kafka-properties", dir.resolve("nope.properties").toString(), "--print-config");
+        assertEquals(1, r.code);
+        assertTrue(r.err.contains("--kafka-properties: no such file: "), r.err);
     }
 
     @Test

@@ -6,11 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.testing.KafkaFixture;
+import java.io.DataInputStream;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,6 +79,63 @@ class TrainFailuresIT {
                 .awaitCheckpoints(checkpoints, retained.size() + 2).stop();
         assertEquals(0, older.exitCode(), older.err());
         assertTrue(LatestCheckpoint.find(checkpoints).orElseThrow().startsWith(checkpoints.toAbsolutePath()), "trained on");
+    }
+
+    @Test
+    void anSstFileWithFlippedBytesButItsSizeIsNamedBeforeAnyRestore() throws Exception {
+        String topic = topicWithExamples("flipped-sst", 2_000);
+        Path checkpoints = dir.resolve("checkpoints");
+        // Every SST file in a file of its own, as on real data (so small a table is otherwise inline in _metadata).
+        String ownFiles = "-Dexecution.checkpointing.data-inline-threshold=0b";
+        CliRun first = CliRun.start(train(topic, checkpoints, ownFiles)).awaitCheckpoints(checkpoints, 2).stop();
+        assertEquals(0, first.exitCode(), first.err());
+        List<Path> retained = LatestCheckpoint.newestFirst(checkpoints);
+        Path sst = anSstFileOf(retained.get(0));
+        long size = Files.size(sst);
+        try (RandomAccessFile f = new RandomAccessFile(sst.toFile(), "rw")) {
+            byte[] middle = new byte[64];
+            f.seek(size / 2);
+            f.readFully(middle);
+            for (int i = 0; i < middle.length; i++) {
+                middle[i] ^= (byte) 0xff;
+            }
+            f.seek(size / 2);
+            f.write(middle);
+        }
+        assertEquals(size, Files.size(sst), "the damage keeps the size, so only the contents can tell");
+
+        CliRun damaged = CliRun.of(train(topic, checkpoints, ownFiles));
+
+        assertEquals(1, damaged.exitCode(), damaged.err());
+        String report = errorLine(damaged.err());
+        assertTrue(report.contains(sst + " fails its RocksDB checksums"), report);
+        assertTrue(report.contains("--from-checkpoint " + retained.get(1)) && report.contains("--from-savepoint"), "says what to do: " + report);
+        assertTrue(damaged.seconds() < 30, "fails before a job restarts into it: " + damaged.seconds() + " s");
+
+        Path out = dir.resolve("rows.jsonl");
+        CliRun export = CliRun.of("export", "--checkpoint", checkpoints.toString(), "--out", out.toString());
+        assertEquals(1, export.exitCode(), export.err());
+        String exportReport = errorLine(export.err());
+        assertTrue(exportReport.contains(sst + " fails its RocksDB checksums") && exportReport.contains("--savepoint " + retained.get(1)),
+                exportReport);
+        assertFalse(Files.exists(out), "no output file");
+    }
+
+    /** A RocksDB SST file in shared/ that {@code checkpoint}'s _metadata names (the test picks it as Flink would restore it). */
+    private static Path anSstFileOf(Path checkpoint) throws Exception {
+        CheckpointMetadata metadata;
+        try (DataInputStream in = new DataInputStream(Files.newInputStream(checkpoint.resolve("_metadata")))) {
+            metadata = Checkpoints.loadCheckpointMetadata(in, TrainFailuresIT.class.getClassLoader(), checkpoint.toUri().toString());
+        }
+        return metadata.getOperatorStates().stream()
+                .flatMap(op -> op.getStates().stream())
+                .flatMap(subtask -> subtask.getManagedKeyedState().stream())
+                .filter(h -> h instanceof IncrementalRemoteKeyedStateHandle)
+                .flatMap(h -> ((IncrementalRemoteKeyedStateHandle) h).getSharedState().stream())
+                .filter(f -> f.getLocalPath().endsWith(".sst") && f.getHandle() instanceof FileStateHandle)
+                .map(f -> Path.of(((FileStateHandle) f.getHandle()).getFilePath().toUri()))
+                .max(Comparator.comparingLong(p -> p.toFile().length()))
+                .orElseThrow(() -> new AssertionError("no SST file in a file of its own in " + checkpoint));
     }
 
     @Test

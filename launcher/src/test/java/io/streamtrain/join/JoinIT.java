@@ -10,6 +10,7 @@ import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Impression;
 import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.TestExamples;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class JoinIT {
     private static final long WINDOW_MS = 60_000;
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    final KafkaFixture kafka = kafka();
+
+    /** The broker this test runs against; a subclass runs it against another one (e.g. {@link KafkaFixture#secured()}). */
+    KafkaFixture kafka() {
+        return KafkaFixture.shared();
+    }
     private final AvroCodec<Example> examples = AvroCodec.of(Example.class);
     private final AvroCodec<DeadLetter> deadLetters = AvroCodec.of(DeadLetter.class);
 
@@ -161,8 +167,7 @@ class JoinIT {
     }
 
     private JoinRun.Settings settings(String t, Path checkpoints, int parallelism, long failAfter, double sampling, boolean untilEnd) {
-        Configuration conf = new Configuration();
-        conf.set(JoinOptions.BOOTSTRAP, kafka.bootstrapServers());
+        Configuration conf = TestExamples.connect(new Configuration(), kafka); // the joiner's Kafka settings are the training job's
         conf.set(JoinOptions.IMPRESSIONS_TOPIC, t + ".impressions");
         conf.set(JoinOptions.CLICKS_TOPIC, t + ".clicks");
         conf.set(JoinOptions.OUT_TOPIC, t + ".out");

@@ -69,7 +69,8 @@ class SqlExamplesIT {
         Path checkpoints = dir.resolve("ckpt");
         Files.createDirectories(checkpoints);
         Map<String, String> defines = Map.of("bootstrap", kafka.bootstrapServers(), "clicks", clicks,
-                "candidates", candidates, "checkpoints", checkpoints.toUri().toString(), "bundle", dir.resolve("bundle").toString());
+                "candidates", candidates, "checkpoints", checkpoints.toUri().toString(), "bundle", dir.resolve("bundle").toString(),
+                SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(kafka.clientProperties()));
 
         ByteArrayOutputStream scores = new ByteArrayOutputStream();
         try (LocalFlink flink = new LocalFlink(new Configuration(), 2)) {

@@ -24,6 +24,18 @@ class SqlScriptTest {
     }
 
     @Test
+    void kafkaPropertiesBecomeWithClauseEntriesThatATableDefinitionTakesWithOrWithoutAFile() {
+        String table = "CREATE TABLE t (x INT) WITH (${kafka-properties} 'connector' = 'kafka')";
+        Map<String, String> secured = new java.util.TreeMap<>(Map.of("security.protocol", "SASL_SSL",
+                "sasl.jaas.config", "ScramLoginModule required username=\"u\" password=\"it's\";"));
+        assertEquals(List.of("CREATE TABLE t (x INT) WITH ('properties.sasl.jaas.config' = 'ScramLoginModule required"
+                        + " username=\"u\" password=\"it''s\";', 'properties.security.protocol' = 'SASL_SSL',  'connector' = 'kafka')"),
+                SqlScript.statements(table, Map.of(SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(secured))));
+        assertEquals(List.of("CREATE TABLE t (x INT) WITH ( 'connector' = 'kafka')"),
+                SqlScript.statements(table, Map.of(SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(Map.of()))));
+    }
+
+    @Test
     void keepsAStatementSetWhole() {
         List<String> statements = SqlScript.statements("""
                 EXECUTE STATEMENT SET BEGIN

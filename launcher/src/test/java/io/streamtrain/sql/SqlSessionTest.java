@@ -1,6 +1,7 @@
 package io.streamtrain.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,5 +32,15 @@ class SqlSessionTest {
     void aSetOfAnUnknownKeyIsAppliedWithAWarning() {
         session.run(List.of("SET 'execution.checkpointing.intervall' = '1 s'"));
         assertTrue(out.toString().contains("sql: warning: execution.checkpointing.intervall: not a configuration key"), out.toString());
+    }
+
+    @Test
+    void secretsInASetOrATableDefinitionAreNotPrinted() {
+        session.run(List.of("SET 'streamtrain.kafka.properties.sasl.jaas.config' = 'ScramLoginModule required password=\"hunter2\";'",
+                "CREATE TABLE t (x INT) WITH ('properties.ssl.truststore.password' = 'hunter2', 'connector' = 'datagen')"));
+        String printed = out.toString();
+        assertTrue(printed.contains("sql: set streamtrain.kafka.properties.sasl.jaas.config = ******"), printed);
+        assertTrue(printed.contains("'properties.ssl.truststore.password' = '******'"), printed);
+        assertFalse(printed.contains("hunter2"), printed);
     }
 }

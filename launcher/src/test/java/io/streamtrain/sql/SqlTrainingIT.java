@@ -39,7 +39,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqlTrainingIT {
     private static final int GOOD = 3_000;
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    final KafkaFixture kafka = kafka();
+
+    /** The broker this test runs against; a subclass runs it against another one (e.g. {@link KafkaFixture#secured()}). */
+    KafkaFixture kafka() {
+        return KafkaFixture.shared();
+    }
 
     @Test
     void everyRowOfTheQueryIsTrainedExactlyOnceAcrossAFailure(@TempDir Path checkpoints) throws Exception {
@@ -72,11 +77,11 @@ class SqlTrainingIT {
                 SET 'execution.checkpointing.dir' = '${checkpoints}';
                 SET 'parallelism.default' = '2';
                 CREATE TABLE clicks (user_id STRING, item BIGINT, device STRING, clicked INT) WITH (
-                  'connector' = 'kafka', 'topic' = '${clicks}', 'properties.bootstrap.servers' = '${bootstrap}',
+                  ${kafka-properties} 'connector' = 'kafka', 'topic' = '${clicks}', 'properties.bootstrap.servers' = '${bootstrap}',
                   'properties.group.id' = '${clicks}-sql', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json',
                   'json.fail-on-missing-field' = 'false');
                 CREATE TABLE ${model} (label INT, user_id STRING, item BIGINT, device STRING) WITH (
-                  'connector' = 'streamtrain', 'kafka.bootstrap-servers' = '${bootstrap}',
+                  ${kafka-properties} 'connector' = 'streamtrain', 'kafka.bootstrap-servers' = '${bootstrap}',
                   'model' = 'fm', 'dim' = '4', 'optimizer' = 'count', 'batch-size' = '64',
                   'inject-failure-after' = '1200');
                 -- the JSON field is "user"; the table renames nothing, the query does
@@ -84,7 +89,8 @@ class SqlTrainingIT {
                 """.replace("user_id STRING, item BIGINT, device STRING, clicked", "`user` STRING, item BIGINT, device STRING, clicked")
                 .replace("SELECT clicked AS label, user_id,", "SELECT clicked AS label, `user` AS user_id,");
         Map<String, String> defines = Map.of("checkpoints", checkpoints.toUri().toString(), "clicks", clicks,
-                "bootstrap", kafka.bootstrapServers(), "model", model);
+                "bootstrap", kafka.bootstrapServers(), "model", model,
+                SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(kafka.clientProperties()));
 
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         try (LocalFlink flink = new LocalFlink(new Configuration(), 2)) {

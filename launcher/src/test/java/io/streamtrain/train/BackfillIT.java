@@ -40,7 +40,12 @@ import org.junit.jupiter.api.io.TempDir;
  * every step.
  */
 class BackfillIT {
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    final KafkaFixture kafka = kafka();
+
+    /** The broker this test runs against; a subclass runs it against another one (e.g. {@link KafkaFixture#secured()}). */
+    KafkaFixture kafka() {
+        return KafkaFixture.shared();
+    }
 
     @Test
     void streamingContinuesFromTheBackfillWithoutGapOrOverlap(@TempDir Path dir) throws Exception {
@@ -154,8 +159,7 @@ class BackfillIT {
     }
 
     private TrainingRun.Settings settings(String topic, Path checkpoints, Duration untilIdle) {
-        Configuration conf = new Configuration();
-        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        Configuration conf = TestExamples.connect(new Configuration(), kafka);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, ModelKind.FM);

@@ -38,7 +38,12 @@ import org.junit.jupiter.api.io.TempDir;
  * exactly the model.
  */
 class ExactlyOnceIT {
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    final KafkaFixture kafka = kafka();
+
+    /** The broker this test runs against; a subclass runs it against another one (e.g. {@link KafkaFixture#secured()}). */
+    KafkaFixture kafka() {
+        return KafkaFixture.shared();
+    }
 
     @Test
     void everyRecordIsCountedExactlyOnceAcrossFailuresResumeAndIdleGaps(@TempDir Path checkpoints) throws Exception {
@@ -104,8 +109,7 @@ class ExactlyOnceIT {
     }
 
     private TrainingRun.Settings settings(String topic, Path checkpoints, long failAfter) {
-        Configuration conf = new Configuration();
-        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        Configuration conf = TestExamples.connect(new Configuration(), kafka);
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, ModelKind.FM);

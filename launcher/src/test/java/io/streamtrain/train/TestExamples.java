@@ -1,5 +1,6 @@
 package io.streamtrain.train;
 
+import io.streamtrain.testing.KafkaFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.streamtrain.export.ExportedRow;
@@ -82,6 +83,15 @@ public final class TestExamples {
     }
 
     /** A small training job for the count oracle on {@code topic}: LR with the count optimizer, 64-example batches. */
+    /** The job reaches the fixture's broker: its bootstrap servers and, for a secured one, its client properties. */
+    public static Configuration connect(Configuration conf, KafkaFixture kafka) {
+        conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
+        if (!kafka.clientProperties().isEmpty()) {
+            conf.set(TrainingOptions.KAFKA_PROPERTIES, kafka.clientProperties());
+        }
+        return conf;
+    }
+
     static Configuration oracleJob(String bootstrap, String topic) {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);

@@ -3,6 +3,7 @@ package io.streamtrain.serve;
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -80,17 +81,27 @@ public final class ModelFollower implements AutoCloseable {
     }
 
     private void run() {
+        // A server has nothing better to do than wait for Kafka: it serves the rows it has meanwhile.
+        KafkaOutage outage = KafkaOutage.endless("serve --follow " + topic);
         try {
             while (running) {
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
-                if (!records.isEmpty()) {
-                    apply(records);
+                try {
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                    if (!records.isEmpty()) {
+                        apply(records);
+                    }
+                    checkCaughtUp();
+                    outage.reachable();
+                } catch (WakeupException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    outage.failed("following the model updates", e);
+                    Thread.sleep(outage.backoffMillis());
                 }
-                checkCaughtUp();
             }
-        } catch (WakeupException e) {
+        } catch (WakeupException | InterruptedException e) {
             // closing
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             failure = e.toString();
             LOG.error("following {} stopped: serving goes on with the rows applied so far", topic, e);
         }

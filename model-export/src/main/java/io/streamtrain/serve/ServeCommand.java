@@ -1,5 +1,6 @@
 package io.streamtrain.serve;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.export.LoadedModel;
 import io.streamtrain.kafka.KafkaConnection;
@@ -47,6 +48,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers for --follow (default: ${DEFAULT-VALUE}).")
     String bootstrap;
 
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE", description = KafkaClientProperties.DESCRIPTION)
+    Path kafkaProperties;
+
     @Option(names = "--store", paramLabel = "DIR",
             description = "With --follow: the writable serving store made from the bundle, kept across restarts (default: <bundle>.store).")
     Path storeDir;
@@ -64,7 +68,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         Path store = storeDir != null ? storeDir : bundleDir.resolveSibling(bundleDir.getFileName() + ".store");
         try (Bundle bundle = Bundle.openStore(bundleDir, store);
-                ModelFollower follower = new ModelFollower(KafkaConnection.to(bootstrap), followTopic, bundle)) {
+                ModelFollower follower = new ModelFollower(KafkaConnection.of(bootstrap, kafkaProperties), followTopic, bundle)) {
             System.out.printf("serve: following %s into %s%n", followTopic, store.toAbsolutePath());
             serve(bundle, follower::status);
         }

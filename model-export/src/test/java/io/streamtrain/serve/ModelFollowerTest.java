@@ -36,7 +36,12 @@ class ModelFollowerTest {
     private static final ModelInfo INFO = TestTables.info("fm", 4);
     private static final int WIDTH = 5;
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    final KafkaFixture kafka = kafka();
+
+    /** The broker this test runs against; a subclass runs it against another one (e.g. {@link KafkaFixture#secured()}). */
+    KafkaFixture kafka() {
+        return KafkaFixture.shared();
+    }
 
     @TempDir
     static Path dir;

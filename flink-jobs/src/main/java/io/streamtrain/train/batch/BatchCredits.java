@@ -12,8 +12,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.util.function.ThrowingRunnable;
 import org.apache.kafka.common.KafkaException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Credit-based flow control for one batcher subtask: before it sends another batch, at most
@@ -42,7 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BatchCredits implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
-    private static final Logger LOG = LoggerFactory.getLogger(BatchCredits.class);
     /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
     private static final int REMEMBERED_FACTOR = 16;
 
@@ -106,7 +103,10 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         try {
             feed = AppliedNoticeFeed.start(kafka, topic, mailbox, this::takeNotices, threadName);
         } catch (KafkaException e) {
-            disable(e.toString());
+            // Fail the task rather than run without the bound: unbounded batches in flight make
+            // gradients seconds stale, and the cause (credentials, ACLs, a missing topic) is the user's to fix.
+            throw new KafkaException("batch flow control cannot follow the applied topic " + topic + " on " + kafka
+                    + ": " + e.getMessage() + " (with -Dstreamtrain.train.max-batches-in-flight=0 the job runs without flow control)", e);
         }
     }
 
@@ -217,13 +217,10 @@ public final class BatchCredits implements Serializable, AutoCloseable {
             psSnapshotting = false;
         }
         if (feed.failure() != null) {
-            disable(feed.failure());
+            String why = feed.failure();
+            close();
+            throw new KafkaException("batch flow control stopped following the applied topic " + topic + ": " + why);
         }
-    }
-
-    private void disable(String why) {
-        LOG.warn("batch flow control off for this run (batches in flight unbounded): {}", why);
-        close();
     }
 
     @Override

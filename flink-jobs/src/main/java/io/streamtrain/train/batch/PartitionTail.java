@@ -1,6 +1,7 @@
 package io.streamtrain.train.batch;
 
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.HashMap;
@@ -10,8 +11,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Answers one question for the batcher's idle timer: does a source partition hold any committed
@@ -21,7 +20,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionTail implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
-    private static final Logger LOG = LoggerFactory.getLogger(PartitionTail.class);
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration POLL_STEP = Duration.ofMillis(20);
     private static final int POLL_STEPS = 10;
@@ -36,6 +34,8 @@ public final class PartitionTail implements Serializable, AutoCloseable {
      * idle every few hundred milliseconds, and asking Kafka each time cost 40 % of the batcher.
      */
     private transient Map<TopicPartition, Long> knownRecord;
+    /** Logs an outage once in a while instead of once per idle timer. */
+    private transient KafkaOutage outage;
 
     public PartitionTail(KafkaConnection kafka) {
         this(kafka, Map.of());
@@ -71,13 +71,17 @@ public final class PartitionTail implements Serializable, AutoCloseable {
         if (known != null && offset <= known) {
             return false;
         }
+        boolean drained;
         try {
-            return settle(tp, offset, stop);
+            drained = settle(tp, offset, stop);
         } catch (KafkaException e) {
-            // Kafka unreachable or slow: do not seal now; the idle timer asks again.
-            LOG.warn("could not tell whether {}-{} has records from offset {}: {}", topic, partition, offset, e.toString());
+            // Kafka unreachable or slow: do not seal now; the idle timer asks again. A misconfiguration
+            // (say, the job's principal may not read the topic) is not waited out: it fails the task.
+            outage().failed("asking whether " + tp + " has records from offset " + offset, e);
             return false;
         }
+        outage().reachable();
+        return drained;
     }
 
     private boolean settle(TopicPartition tp, long offset, long stop) {
@@ -103,6 +107,13 @@ public final class PartitionTail implements Serializable, AutoCloseable {
             }
         }
         return false;
+    }
+
+    private KafkaOutage outage() {
+        if (outage == null) {
+            outage = KafkaOutage.endless("batcher partition tail");
+        }
+        return outage;
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {

@@ -4,6 +4,7 @@ import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
@@ -98,8 +99,9 @@ public final class BackfillRun {
                         + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
                 flink.start(conf, restore, feedbackFrom);
                 out.println("backfill: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
+                KafkaOutage outage = new KafkaOutage("backfill", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));
                 ProgressWatch watch = new ProgressWatch(kafka, checkpoints, TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
-                        range.fromOffsets(), feedbackProgressFrom, range::toOffsets);
+                        range.fromOffsets(), feedbackProgressFrom, range::toOffsets, outage);
                 long started = System.nanoTime();
                 watch.awaitDone(flink, "backfill", out, seconds -> progressLine(watch, range, metrics, seconds),
                         () -> watch.lag() == 0 && watch.feedbackLag() == 0 && watch.quietFor().compareTo(quiet) >= 0);
@@ -122,7 +124,8 @@ public final class BackfillRun {
                 Files.copy(checkpoints.resolve(ModelInfo.FILE), b.outDir().resolve(ModelInfo.FILE), StandardCopyOption.REPLACE_EXISTING);
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
+                long deadLetters = outage.retry("counting dead letters",
+                        () -> KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom));
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], window[2], cps.completed(), restarts,
                         loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
             }
@@ -142,10 +145,11 @@ public final class BackfillRun {
         double eta = rate > 0 ? (total - done) / rate : Double.NaN;
         double[] window = metrics.window();
         return String.format(Locale.ROOT,
-                "backfill: t=%.0fs done=%d/%d (%.1f%%) rate=%.0f/s eta=%s feedback_lag=%d window_auc=%.4f window_logloss=%.4f base_logloss=%.4f%s",
+                "backfill: t=%.0fs done=%d/%d (%.1f%%) rate=%.0f/s eta=%s feedback_lag=%d window_auc=%.4f window_logloss=%.4f base_logloss=%.4f%s%s",
                 seconds, done, total, 100.0 * done / Math.max(1, total), rate,
                 Double.isNaN(eta) ? "?" : String.format(Locale.ROOT, "%.0fs", eta), w.feedbackLag(), window[0], window[1], window[2],
-                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate");
+                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate",
+                w.kafkaNote());
     }
 
 }

@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.train.KafkaProgress;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -46,17 +47,20 @@ final class ProgressWatch {
     private String lastSnapshot = "";
     private Map<TopicPartition, Long> examplesCheckpointed = Map.of();
     private boolean transactional;
+    private final KafkaOutage outage;
 
     /**
      * @param checkpointDir the run's checkpoint directory, where its progress is read
      * @param examplesSource the uid of the job's examples source, which starts at {@code examplesFrom}
      *     (the feedback source, {@link TrainingJob#FEEDBACK_SOURCE_UID}, at {@code feedbackFrom})
      * @param target where the examples source has to get: the topic's end (train) or a range's end (backfill)
+     * @param outage rides out Kafka outages for this watch (and the run's other Kafka reads)
      */
     ProgressWatch(KafkaProgress kafka, Path checkpointDir, String examplesSource, String topic, String feedbackTopic,
                   Map<TopicPartition, Long> examplesFrom, Map<TopicPartition, Long> feedbackFrom,
-                  Callable<Map<TopicPartition, Long>> target) {
+                  Callable<Map<TopicPartition, Long>> target, KafkaOutage outage) {
         this.kafka = kafka;
+        this.outage = outage;
         this.checkpoints = new CheckpointedProgress(checkpointDir,
                 Map.of(examplesSource, examplesFrom, TrainingJob.FEEDBACK_SOURCE_UID, feedbackFrom));
         this.examplesSource = examplesSource;
@@ -82,7 +86,7 @@ final class ProgressWatch {
             }
             // The metric only once offsets stand still: a REST read makes the JobManager fetch every
             // metric of the job, which cost the demo a fifth of its rate when done on every poll.
-            if (!poll(flink.job()) && recordsAwaitingBatch(flink) > 0) {
+            if (!pollThroughOutage(flink.job()) && recordsAwaitingBatch(flink) > 0) {
                 changed();
             }
             long now = System.nanoTime();
@@ -110,6 +114,22 @@ final class ProgressWatch {
             return 0;
         } catch (Exception e) {
             return 0;
+        }
+    }
+
+    /**
+     * {@link #poll}, but while Kafka is unreachable (within the outage patience) the last readings
+     * stand and the run counts as moving: a run is never found quiet in an outage.
+     */
+    private boolean pollThroughOutage(JobID job) throws Exception {
+        try {
+            boolean moved = poll(job);
+            outage.reachable();
+            return moved;
+        } catch (Exception e) {
+            outage.failed("reading the topics' offsets", e);
+            changed();
+            return true;
         }
     }
 
@@ -184,8 +204,15 @@ final class ProgressWatch {
      * Records trained and checkpointed, exactly: on a topic where commit markers were seen, counted
      * by reading the checkpointed range (once, for a run's summary).
      */
-    long exactRecords() {
-        return transactional ? kafka.countCommittedRecords(examplesFrom, examplesCheckpointed, Long.MAX_VALUE) : records;
+    long exactRecords() throws Exception {
+        return transactional
+                ? outage.retry("counting the trained records", () -> kafka.countCommittedRecords(examplesFrom, examplesCheckpointed, Long.MAX_VALUE))
+                : records;
+    }
+
+    /** For a progress line: how long Kafka has been unreachable, empty while it answers. */
+    String kafkaNote() {
+        return outage.ongoing() ? " kafka_unreachable_for=" + outage.unreachableFor().toSeconds() + "s" : "";
     }
 
     long lag() {

@@ -5,6 +5,7 @@ import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.RequiredFlinkSettings;
@@ -165,8 +166,9 @@ public final class TrainingRun {
                         + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
                 flink.start(conf, resumeFrom, feedbackFrom);
                 out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
+                KafkaOutage outage = new KafkaOutage("train", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));
                 ProgressWatch watch = new ProgressWatch(kafka, s.checkpointDir(), TrainingJob.examplesSourceUid(conf), topic, feedbackTopic,
-                        examplesFrom, feedbackProgressFrom, () -> kafka.endOffsets(topic));
+                        examplesFrom, feedbackProgressFrom, () -> kafka.endOffsets(topic), outage);
                 long started = System.nanoTime();
                 Thread main = Thread.currentThread();
                 Thread hook = new Thread(main::interrupt);
@@ -199,7 +201,8 @@ public final class TrainingRun {
                 }
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
-                long deadLetters = KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom);
+                long deadLetters = outage.retry("counting dead letters",
+                        () -> KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom));
                 TrainingSummary summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
                         window[0], window[1], window[2], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
                         cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes());
@@ -288,9 +291,10 @@ public final class TrainingRun {
         }
         return String.format(Locale.ROOT,
                 "train: t=%.0fs records=%d rate=%.0f/s lag=%d feedback_lag=%d window_auc=%.4f window_logloss=%.4f"
-                        + " base_logloss=%.4f checkpoints=%d restarts=%d parallelism=%d%s",
+                        + " base_logloss=%.4f checkpoints=%d restarts=%d parallelism=%d%s%s",
                 seconds, w.records(), w.records() / Math.max(1e-3, w.activeSeconds()), w.lag(), w.feedbackLag(),
                 window[0], window[1], window[2], checkpoints, restarts, parallelism,
-                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate");
+                ProgressiveValidation.worseThanBaseRate(window[1], window[2]).isEmpty() ? "" : " warning=worse_than_base_rate",
+                w.kafkaNote());
     }
 }

@@ -1,0 +1,158 @@
+package io.streamtrain.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtrain.testing.KafkaFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The secured local broker ({@code streamtrain kafka --secure}): its two client listeners take the
+ * properties files it writes, ACLs are enforced, and a client without the right credentials fails
+ * within seconds, naming the problem.
+ */
+class SecureLocalKafkaTest {
+    private final KafkaFixture fixture = KafkaFixture.secured();
+    private final LocalKafka kafka = fixture.secureBroker();
+
+    @Test
+    void theWrittenClientPropertiesFilesReachBothListeners() throws Exception {
+        Path dir = kafka.securityDir();
+        KafkaConnection sasl = KafkaConnection.of(kafka.bootstrapServers(), dir.resolve("client.properties"));
+        KafkaConnection mtls = KafkaConnection.of(kafka.mtlsBootstrapServers(), dir.resolve("client-mtls.properties"));
+        assertEquals("SASL_SSL", sasl.clientProperties().get("security.protocol"));
+        assertEquals("SCRAM-SHA-512", sasl.clientProperties().get("sasl.mechanism"));
+        assertEquals("SSL", mtls.clientProperties().get("security.protocol"));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("client.properties"))),
+                "the password is the owner's only");
+
+        String topic = "secure-roundtrip-" + System.nanoTime();
+        Topics.ensure(sasl, Map.of(topic, 1)); // the client.properties user may create topics
+        try (KafkaProducer<byte[], byte[]> producer = sasl.client().idempotent().producer()) {
+            producer.send(new ProducerRecord<>(topic, "over SASL_SSL".getBytes())).get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<byte[], byte[]> producer = mtls.client().idempotent().producer()) {
+            producer.send(new ProducerRecord<>(topic, "over mTLS".getBytes())).get(30, TimeUnit.SECONDS);
+        }
+        List<ConsumerRecord<byte[], byte[]>> read = fixture.readAll(topic, true, Duration.ofSeconds(30));
+        assertEquals(List.of("over SASL_SSL", "over mTLS"), read.stream().map(r -> new String(r.value())).toList());
+    }
+
+    /** As the Kubernetes manifests give the password: a mounted secret, read through Kafka's DirectoryConfigProvider. */
+    @Test
+    void theJaasConfigMayComeFromAMountedSecretThroughAConfigProvider(@TempDir Path secret) throws Exception {
+        Map<String, String> sasl = kafka.connection().clientProperties();
+        Files.writeString(secret.resolve("sasl.jaas.config"), sasl.get("sasl.jaas.config"));
+        Map<String, String> viaProvider = new HashMap<>(sasl);
+        viaProvider.put("config.providers", "dir");
+        viaProvider.put("config.providers.dir.class", "org.apache.kafka.common.config.provider.DirectoryConfigProvider");
+        viaProvider.put("sasl.jaas.config", "${dir:" + secret + ":sasl.jaas.config}");
+        try (Admin admin = Topics.admin(new KafkaConnection(kafka.bootstrapServers(), viaProvider))) {
+            assertFalse(admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).isEmpty());
+        }
+    }
+
+    @Test
+    void aWrongPasswordFailsWithinSecondsNamingTheAuthentication() {
+        KafkaConnection wrong = kafka.saslConnection(LocalKafkaSecurity.USER, "not-the-password");
+        long t0 = System.nanoTime();
+        KafkaException e = assertThrows(KafkaException.class, () -> Topics.ensure(wrong, Map.of("never-" + System.nanoTime(), 1)));
+        assertFastAndNamed(t0, e, "authentication failed (SaslAuthenticationException)");
+        assertTrue(hasCause(e, AuthenticationException.class), messages(e));
+    }
+
+    @Test
+    void aClientWithoutCredentialsFailsWithinSecondsNamingTheSecurityProtocol() {
+        KafkaConnection plaintext = KafkaConnection.to(kafka.bootstrapServers());
+        long t0 = System.nanoTime();
+        KafkaException e = assertThrows(KafkaException.class, () -> Topics.ensure(plaintext, Map.of("never-" + System.nanoTime(), 1)));
+        assertFastAndNamed(t0, e, "security.protocol");
+    }
+
+    @Test
+    void anMtlsClientWithoutACertificateFailsWithinSecondsNamingTheHandshake() {
+        Map<String, String> noCertificate = new HashMap<>(fixture.secureBroker().mtlsConnection().clientProperties());
+        noCertificate.keySet().removeIf(k -> k.startsWith("ssl.keystore") || k.equals("ssl.key.password"));
+        KafkaConnection anonymous = new KafkaConnection(kafka.mtlsBootstrapServers(), noCertificate);
+        long t0 = System.nanoTime();
+        KafkaException e = assertThrows(KafkaException.class, () -> Topics.ensure(anonymous, Map.of("never-" + System.nanoTime(), 1)));
+        assertFastAndNamed(t0, e, "authentication failed (SslAuthenticationException)");
+        assertTrue(messages(e).contains("bad_certificate"), messages(e));
+    }
+
+    @Test
+    void aUserWithoutAclsIsRefused() throws Exception {
+        String user = "nobody-" + System.nanoTime();
+        String password = LocalCertificates.randomSecret();
+        try (Admin admin = Topics.admin(kafka.adminConnection())) {
+            admin.alterUserScramCredentials(List.of(new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(user,
+                    new org.apache.kafka.clients.admin.ScramCredentialInfo(org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 8192),
+                    password))).all().get(30, TimeUnit.SECONDS);
+        }
+        String topic = "acl-" + System.nanoTime();
+        fixture.createTopic(topic, 1);
+        KafkaConnection nobody = kafka.saslConnection(user, password);
+        ExecutionException e = awaitAuthenticated(nobody, topic);
+        assertTrue(e.getCause() instanceof TopicAuthorizationException, messages(e));
+    }
+
+    /** A new SCRAM user is known to the broker once the metadata reaches it: retry while authentication still fails. */
+    private static ExecutionException awaitAuthenticated(KafkaConnection nobody, String topic) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try (KafkaProducer<byte[], byte[]> producer = nobody.client().idempotent().producer()) {
+                producer.send(new ProducerRecord<>(topic, new byte[1])).get(30, TimeUnit.SECONDS);
+                throw new AssertionError("a user without ACLs wrote to " + topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof AuthenticationException) || System.nanoTime() > deadline) {
+                    return e;
+                }
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static void assertFastAndNamed(long t0, Throwable e, String named) {
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        String messages = messages(e);
+        assertTrue(messages.contains(named), "names '" + named + "': " + messages);
+        assertTrue(seconds < 30, "failed after " + seconds + " s: " + messages);
+        assertFalse(messages.contains("not-the-password"), messages);
+    }
+
+    private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String messages(Throwable t) {
+        StringBuilder s = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            s.append(c.getClass().getSimpleName()).append(": ").append(c.getMessage()).append('\n');
+        }
+        return s.toString();
+    }
+}

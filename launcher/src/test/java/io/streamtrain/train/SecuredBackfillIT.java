@@ -1,0 +1,14 @@
+package io.streamtrain.train;
+
+import io.streamtrain.testing.KafkaFixture;
+
+/**
+ * {@link BackfillIT} against the secured broker ({@code streamtrain kafka --secure}): a backfill and the streaming run that continues it, with
+ * every Kafka client over SASL_SSL (SCRAM-SHA-512) as a user that ACLs allow, and the same oracles.
+ */
+class SecuredBackfillIT extends BackfillIT {
+    @Override
+    KafkaFixture kafka() {
+        return KafkaFixture.secured();
+    }
+}

@@ -1,0 +1,14 @@
+package io.streamtrain.train;
+
+import io.streamtrain.testing.KafkaFixture;
+
+/**
+ * {@link ExactlyOnceIT} against the secured broker ({@code streamtrain kafka --secure}): the count oracle across injected failures and a resume, the export and the published model updates, with
+ * every Kafka client over SASL_SSL (SCRAM-SHA-512) as a user that ACLs allow, and the same oracles.
+ */
+class SecuredExactlyOnceIT extends ExactlyOnceIT {
+    @Override
+    KafkaFixture kafka() {
+        return KafkaFixture.secured();
+    }
+}
