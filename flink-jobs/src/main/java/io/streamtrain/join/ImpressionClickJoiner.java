@@ -1,6 +1,7 @@
 package io.streamtrain.join;
 
 import io.streamtrain.ingest.DeadLetters;
+import io.streamtrain.ingest.format.RecordDecoder;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ingest.mapping.MappingException;
 import io.streamtrain.ingest.mapping.RawRecord;
@@ -57,6 +58,8 @@ public class ImpressionClickJoiner extends KeyedCoProcessFunction<String, JoinEv
     private final long retentionMs;
     private final NegativeSampler sampler;
     private final FeatureMapping mapping;
+    /** The impressions' format when it is the user's own; null for Avro Impression records. */
+    private final RecordDecoder userFormat;
     private final long injectFailureAfter;
 
     private transient ValueState<OpenImpression> impression;
@@ -69,7 +72,7 @@ public class ImpressionClickJoiner extends KeyedCoProcessFunction<String, JoinEv
     private transient long eventsSeen;
     private transient boolean checkpointCompleted;
 
-    public ImpressionClickJoiner(long windowMs, long retentionMs, NegativeSampler sampler, FeatureMapping mapping,
+    public ImpressionClickJoiner(long windowMs, long retentionMs, NegativeSampler sampler, FeatureMapping mapping, RecordDecoder userFormat,
             long injectFailureAfter) {
         if (windowMs <= 0 || retentionMs < 0) {
             throw new IllegalArgumentException("window must be > 0 and dedup retention >= 0");
@@ -78,6 +81,7 @@ public class ImpressionClickJoiner extends KeyedCoProcessFunction<String, JoinEv
         this.retentionMs = retentionMs;
         this.sampler = sampler;
         this.mapping = mapping;
+        this.userFormat = userFormat;
         this.injectFailureAfter = injectFailureAfter;
     }
 
@@ -107,7 +111,7 @@ public class ImpressionClickJoiner extends KeyedCoProcessFunction<String, JoinEv
         }
         byte[] unlabelled;
         try {
-            unlabelled = examples.encode(unlabelled(impressions.decode(e.value)));
+            unlabelled = examples.encode(userFormat == null ? unlabelled(impressions.decode(e.value)) : unlabelled(e));
         } catch (MappingException m) {
             deadLetter(ctx, e, JoinReject.UNMAPPABLE_IMPRESSION, m.reason().code() + ": " + m.getMessage());
             return;
@@ -224,6 +228,11 @@ public class ImpressionClickJoiner extends KeyedCoProcessFunction<String, JoinEv
             default -> i.getContext().get(column);
         };
         return new Example(i.getImpressionId(), i.getEventTime(), 0f, mapping.features(raw), List.of(), 1f);
+    }
+
+    /** An impression in the user's format, read again (the source checked it reads) for its features. */
+    private Example unlabelled(JoinEvent e) throws MappingException {
+        return new Example(e.impressionId, Instant.ofEpochMilli(e.time), 0f, mapping.features(userFormat.read(e.value).raw()), List.of(), 1f);
     }
 
     private JoinedExample labelled(OpenImpression open, float label, float sampleRate, long decidedAt) throws IOException {

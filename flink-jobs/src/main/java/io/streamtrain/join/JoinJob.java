@@ -1,6 +1,8 @@
 package io.streamtrain.join;
 
+import io.streamtrain.ingest.format.RecordDecoder;
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.train.InputFormat;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.train.KafkaSinks;
 import io.streamtrain.train.PromptCommitSource;
@@ -11,6 +13,7 @@ import java.io.IOException;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
@@ -43,12 +46,14 @@ public final class JoinJob {
         String impressionsTopic = JoinOptions.require(conf, JoinOptions.IMPRESSIONS_TOPIC);
         String clicksTopic = JoinOptions.require(conf, JoinOptions.CLICKS_TOPIC);
         String outTopic = JoinOptions.require(conf, JoinOptions.OUT_TOPIC);
-        FeatureMapping mapping = FeatureMapping.load(conf.get(JoinOptions.MAPPING));
+        FeatureMapping mapping = InputFormat.mapping(JoinOptions.MAPPING.key(), conf.get(JoinOptions.MAPPING));
+        RecordDecoder impressionFormat = userFormat(conf, mapping, JoinOptions.IMPRESSIONS_SCHEMA);
+        RecordDecoder clickFormat = userFormat(conf, mapping, JoinOptions.CLICKS_SCHEMA);
 
-        SingleOutputStreamOperator<JoinEvent> impressions = readable(env, conf,
-                source(conf, kafka, impressionsTopic, JoinOptions.impressionsGroup(conf), JoinEventDeserializer.impressions()), IMPRESSIONS);
-        SingleOutputStreamOperator<JoinEvent> clicks = readable(env, conf,
-                source(conf, kafka, clicksTopic, JoinOptions.clicksGroup(conf), JoinEventDeserializer.clicks()), CLICKS);
+        SingleOutputStreamOperator<JoinEvent> impressions = readable(env, conf, source(conf, kafka, impressionsTopic,
+                JoinOptions.impressionsGroup(conf), JoinEventDeserializer.impressions(impressionFormat)), IMPRESSIONS);
+        SingleOutputStreamOperator<JoinEvent> clicks = readable(env, conf, source(conf, kafka, clicksTopic,
+                JoinOptions.clicksGroup(conf), JoinEventDeserializer.clicks(clickFormat)), CLICKS);
 
         SingleOutputStreamOperator<JoinedExample> joined = impressions
                 .keyBy(e -> e.impressionId, Types.STRING)
@@ -58,6 +63,7 @@ public final class JoinJob {
                         JoinOptions.dedupRetention(conf).toMillis(),
                         new NegativeSampler(conf.get(JoinOptions.NEGATIVE_SAMPLING)),
                         mapping,
+                        impressionFormat,
                         conf.get(JoinOptions.INJECT_FAILURE_AFTER)))
                 .uid("streamtrain-joiner")
                 .name("joiner");
@@ -72,6 +78,20 @@ public final class JoinJob {
                 .sinkTo(KafkaSinks.exactlyOnce(kafka, new DeadLetterSerializer(JoinOptions.deadLetterTopic(conf)), name + "-dlq"))
                 .uid("streamtrain-join-dead-letter-sink")
                 .name("dead-letter-sink");
+    }
+
+    /** The decoder of one topic in the user's own format; null for the project's Impression and Click records. */
+    private static RecordDecoder userFormat(Configuration conf, FeatureMapping mapping, ConfigOption<String> schemaOption) {
+        InputFormat format = conf.get(JoinOptions.INPUT_FORMAT);
+        if (format == InputFormat.EXAMPLE) {
+            return null;
+        }
+        if (mapping.idColumn() == null) {
+            throw new IllegalArgumentException(JoinOptions.MAPPING.key() + " " + conf.get(JoinOptions.MAPPING)
+                    + ": a join of " + format + " topics needs an \"id\" column, the impression id of impressions and clicks");
+        }
+        return format.decoder(mapping, schemaOption, conf.getOptional(schemaOption), JoinOptions.SCHEMA_REGISTRY_URL,
+                conf.getOptional(JoinOptions.SCHEMA_REGISTRY_URL), conf.get(TrainingOptions.MAX_FEATURES));
     }
 
     private static KafkaSource<JoinEvent> source(Configuration conf, KafkaConnection kafka, String topic, String group,

@@ -5,6 +5,7 @@ import static io.streamtrain.options.OptionRule.above;
 import static io.streamtrain.options.OptionRule.atLeast;
 
 import io.streamtrain.options.OptionRule;
+import io.streamtrain.train.InputFormat;
 import io.streamtrain.train.StartFrom;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
@@ -95,6 +96,35 @@ public final class JoinOptions {
                     .defaultValue("builtin:impressions")
                     .withDescription("Feature mapping of impressions (user_id, item_id and context keys): a mapping"
                             + " file or builtin:NAME; the same definition ingest and scoring use.");
+
+    public static final ConfigOption<InputFormat> INPUT_FORMAT =
+            ConfigOptions.key("streamtrain.join.input-format")
+                    .enumType(InputFormat.class)
+                    .defaultValue(InputFormat.EXAMPLE)
+                    .withDescription("How both topics' records are written: example (the default) means the project's own"
+                            + " Avro Impression and Click records; json, avro and avro-registry are the user's own, read"
+                            + " through the mapping, whose \"id\" column names the impression in impressions and clicks"
+                            + " alike and whose \"time\" column gives their event time (default: the record's timestamp)."
+                            + " Records that do not decode or lack a mapped field go to the dead-letter topic.");
+
+    public static final ConfigOption<String> IMPRESSIONS_SCHEMA =
+            ConfigOptions.key("streamtrain.join.impressions-schema")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("An Avro schema file (.avsc) of the impressions: the schema avro records were written"
+                            + " with; for avro-registry, the schema to read them as (default: as written).");
+
+    public static final ConfigOption<String> CLICKS_SCHEMA =
+            ConfigOptions.key("streamtrain.join.clicks-schema")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("An Avro schema file (.avsc) of the clicks, as streamtrain.join.impressions-schema.");
+
+    public static final ConfigOption<String> SCHEMA_REGISTRY_URL =
+            ConfigOptions.key("streamtrain.join.schema-registry-url")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("The schema registry of avro-registry topics: the base URL of its Confluent-compatible REST API.");
 
     public static final ConfigOption<Boolean> UNTIL_END =
             ConfigOptions.key("streamtrain.join.until-end")

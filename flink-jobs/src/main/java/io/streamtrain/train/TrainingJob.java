@@ -144,7 +144,7 @@ public final class TrainingJob {
                         keyGroups,
                         new BatchSizeRamp(conf.get(TrainingOptions.INITIAL_BATCH_SIZE), conf.get(TrainingOptions.BATCH_SIZE)),
                         conf.get(TrainingOptions.MAX_WAIT).toMillis(),
-                        new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES)),
+                        new ExampleValidator(conf.get(TrainingOptions.MAX_FEATURES), InputFormat.decoder(conf)),
                         conf.get(TrainingOptions.INJECT_FAILURE_AFTER),
                         topic,
                         new PartitionTail(kafka, stopOffsets(conf)),

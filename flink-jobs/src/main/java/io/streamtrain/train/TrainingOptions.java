@@ -53,6 +53,35 @@ public final class TrainingOptions {
                     .noDefaultValue()
                     .withDescription("Training topic: Avro Example records.");
 
+    public static final ConfigOption<InputFormat> INPUT_FORMAT =
+            ConfigOptions.key("streamtrain.train.input-format")
+                    .enumType(InputFormat.class)
+                    .defaultValue(InputFormat.EXAMPLE)
+                    .withDescription("How the training topic's records are written. A record that does not decode, lacks"
+                            + " a column the mapping reads, or fails the mapping goes to the dead-letter topic with the reason.");
+
+    public static final ConfigOption<String> MAPPING =
+            ConfigOptions.key("streamtrain.train.mapping")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("The feature mapping of a json, avro or avro-registry topic: a mapping file (the JSON"
+                            + " that ingest --mapping reads; it needs a \"label\" column) or builtin:NAME. Read where the job is built.");
+
+    public static final ConfigOption<String> READER_SCHEMA =
+            ConfigOptions.key("streamtrain.train.reader-schema")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("An Avro schema file (.avsc): the schema avro records were written with; for"
+                            + " avro-registry, the schema every record is read as (Avro schema resolution from its writer"
+                            + " schema; default: each record as written). Read where the job is built.");
+
+    public static final ConfigOption<String> SCHEMA_REGISTRY_URL =
+            ConfigOptions.key("streamtrain.train.schema-registry-url")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("The schema registry of an avro-registry topic: the base URL of its Confluent-compatible"
+                            + " REST API (e.g. http://registry:8081, or Apicurio's http://registry:8080/apis/ccompat/v7).");
+
     public static final ConfigOption<String> NAME =
             ConfigOptions.key("streamtrain.train.name")
                     .stringType()

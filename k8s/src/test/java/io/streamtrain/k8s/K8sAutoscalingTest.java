@@ -26,6 +26,12 @@ class K8sAutoscalingTest {
         return Rendered.all();
     }
 
+    /** The HPAs that scale a FlinkDeployment (the serving HPA has its own test, K8sServingTest). */
+    private static List<JsonNode> flinkHpas(Rendered r) {
+        return r.ofKind("HorizontalPodAutoscaler").stream()
+                .filter(h -> h.path("spec").path("scaleTargetRef").path("kind").asText().equals("FlinkDeployment")).toList();
+    }
+
     private static HorizontalPodAutoscaler hpa(JsonNode doc) {
         return (HorizontalPodAutoscaler) ResourceKinds.bind(doc);
     }
@@ -40,7 +46,7 @@ class K8sAutoscalingTest {
     @ParameterizedTest
     @MethodSource("renders")
     void theHpaScalesAReactiveFlinkDeploymentOfTheSameKustomization(Rendered r) {
-        for (JsonNode doc : r.ofKind("HorizontalPodAutoscaler")) {
+        for (JsonNode doc : flinkHpas(r)) {
             Configuration conf = target(r, hpa(doc));
             assertEquals("REACTIVE", conf.get(JobManagerOptions.SCHEDULER_MODE).name(),
                     "replicas only drive the parallelism in reactive mode");
@@ -50,7 +56,7 @@ class K8sAutoscalingTest {
     @ParameterizedTest
     @MethodSource("renders")
     void theLargestParallelismFitsTheTopicPartitions(Rendered r) {
-        for (JsonNode doc : r.ofKind("HorizontalPodAutoscaler")) {
+        for (JsonNode doc : flinkHpas(r)) {
             HorizontalPodAutoscaler hpa = hpa(doc);
             Configuration conf = target(r, hpa);
             int maxParallelism = hpa.getSpec().getMaxReplicas() * conf.get(TaskManagerOptions.NUM_TASK_SLOTS);
@@ -78,7 +84,7 @@ class K8sAutoscalingTest {
     @ParameterizedTest
     @MethodSource("renders")
     void theHpaDoesNotRescaleFasterThanTheJobSettles(Rendered r) {
-        for (JsonNode doc : r.ofKind("HorizontalPodAutoscaler")) {
+        for (JsonNode doc : flinkHpas(r)) {
             HorizontalPodAutoscaler hpa = hpa(doc);
             Duration cooldown = target(r, hpa).get(JobManagerOptions.SCHEDULER_EXECUTING_COOLDOWN_AFTER_RESCALING);
             HPAScalingRules up = hpa.getSpec().getBehavior().getScaleUp();
@@ -94,7 +100,7 @@ class K8sAutoscalingTest {
     @ParameterizedTest
     @MethodSource("renders")
     void aLagMetricWatchesTheTargetJobsOwnConsumerGroup(Rendered r) {
-        for (JsonNode doc : r.ofKind("HorizontalPodAutoscaler")) {
+        for (JsonNode doc : flinkHpas(r)) {
             HorizontalPodAutoscaler hpa = hpa(doc);
             Configuration conf = target(r, hpa);
             for (MetricSpec metric : hpa.getSpec().getMetrics()) {

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.util.List;
-import javax.xml.parsers.DocumentBuilderFactory;
-import javax.xml.xpath.XPathFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,12 +28,9 @@ class K8sImageTest {
     }
 
     @Test
-    void theImageCopiesTheJobJarTheBuildMakes() throws Exception {
-        var pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(ManifestTree.REPOSITORY.resolve("flink-jobs/pom.xml").toFile());
-        String finalName = XPathFactory.newInstance().newXPath().evaluate(
-                "//*[local-name()='plugin'][*[local-name()='artifactId']='maven-shade-plugin']//*[local-name()='finalName']", pom);
-        assertEquals(List.of(new Dockerfile.Copy("flink-jobs/target/" + finalName + ".jar", "/opt/flink/usrlib/" + finalName + ".jar")),
+    void theImageCopiesTheJobJarTheBuildMakes() {
+        String jar = ManifestTree.shadedJarName("flink-jobs");
+        assertEquals(List.of(new Dockerfile.Copy("flink-jobs/target/" + jar, "/opt/flink/usrlib/" + jar)),
                 DOCKERFILE.copies());
     }
 

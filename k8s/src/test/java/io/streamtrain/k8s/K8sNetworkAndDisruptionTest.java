@@ -22,6 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * on the metrics port.
  */
 class K8sNetworkAndDisruptionTest {
+    /** The label flink-pod-defaults.yaml puts on every Flink pod. */
+    private static final Map.Entry<String, String> FLINK_POD_LABEL = Map.entry("streamtrain.io/runtime", "flink");
     /** The label the operator puts on a FlinkDeployment's pods: jobmanager or taskmanager. */
     private static final String OPERATOR_COMPONENT_LABEL = "component";
 
@@ -32,8 +34,10 @@ class K8sNetworkAndDisruptionTest {
     @ParameterizedTest
     @MethodSource("renders")
     void thePolicyAndTheBudgetsSelectEveryFlinkPod(Rendered r) {
-        List<NetworkPolicy> policies = r.ofKind("NetworkPolicy").stream().map(d -> (NetworkPolicy) ResourceKinds.bind(d)).toList();
-        List<PodDisruptionBudget> budgets = r.ofKind("PodDisruptionBudget").stream().map(d -> (PodDisruptionBudget) ResourceKinds.bind(d)).toList();
+        List<NetworkPolicy> policies = flinkPolicies(r);
+        List<PodDisruptionBudget> budgets = r.ofKind("PodDisruptionBudget").stream().map(d -> (PodDisruptionBudget) ResourceKinds.bind(d))
+                .filter(b -> FLINK_POD_LABEL.getValue().equals(b.getSpec().getSelector().getMatchLabels().get(FLINK_POD_LABEL.getKey())))
+                .toList();
         assertFalse(policies.isEmpty(), r.label);
         assertEquals(2, budgets.size(), r.label);
         for (JsonNode doc : r.ofKind("FlinkDeployment")) {
@@ -54,8 +58,7 @@ class K8sNetworkAndDisruptionTest {
     @ParameterizedTest
     @MethodSource("renders")
     void thePolicyLetsInTheClusterItselfTheOperatorAndPrometheusOnly(Rendered r) {
-        for (JsonNode doc : r.ofKind("NetworkPolicy")) {
-            NetworkPolicy policy = (NetworkPolicy) ResourceKinds.bind(doc);
+        for (NetworkPolicy policy : flinkPolicies(r)) {
             assertEquals(List.of("Ingress"), policy.getSpec().getPolicyTypes());
             Map<String, String> selected = policy.getSpec().getPodSelector().getMatchLabels();
             List<NetworkPolicyIngressRule> rules = policy.getSpec().getIngress();
@@ -69,6 +72,13 @@ class K8sNetworkAndDisruptionTest {
                 }
             }
         }
+    }
+
+    /** The NetworkPolicies of the Flink pods (the serving pods have their own). */
+    private static List<NetworkPolicy> flinkPolicies(Rendered r) {
+        return r.ofKind("NetworkPolicy").stream().map(d -> (NetworkPolicy) ResourceKinds.bind(d))
+                .filter(p -> FLINK_POD_LABEL.getValue().equals(p.getSpec().getPodSelector().getMatchLabels().get(FLINK_POD_LABEL.getKey())))
+                .toList();
     }
 
     /** The models read a missing list as empty: no ports named is every port. */

@@ -44,6 +44,19 @@ final class ManifestTree {
         return OVERLAYS.resolve(name);
     }
 
+    /** The jar name (finalName) a module's shade plugin writes, from its pom. */
+    static String shadedJarName(String module) {
+        try {
+            var pom = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(REPOSITORY.resolve(module).resolve("pom.xml").toFile());
+            return javax.xml.xpath.XPathFactory.newInstance().newXPath().evaluate(
+                    "//*[local-name()='plugin'][*[local-name()='artifactId']='maven-shade-plugin']//*[local-name()='finalName']", pom)
+                    + ".jar";
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read " + module + "/pom.xml", e);
+        }
+    }
+
     static String relative(Path p) {
         return ROOT.relativize(p.toAbsolutePath().normalize()).toString();
     }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
@@ -37,7 +38,7 @@ final class ResourceKinds {
             HorizontalPodAutoscaler.class, PodMonitor.class,
             Namespace.class, ServiceAccount.class, Role.class, RoleBinding.class,
             Deployment.class, Service.class, Job.class, Secret.class, ConfigMap.class,
-            NetworkPolicy.class, PodDisruptionBudget.class);
+            NetworkPolicy.class, PodDisruptionBudget.class, PersistentVolumeClaim.class);
 
     private static final Map<String, Class<? extends HasMetadata>> BY_TYPE = new LinkedHashMap<>();
 

@@ -49,6 +49,12 @@ abstract class FlinkEnumConverter<E extends Enum<E>> implements ITypeConverter<E
         }
     }
 
+    static final class InputFormats extends FlinkEnumConverter<io.streamtrain.train.InputFormat> {
+        InputFormats() {
+            super(io.streamtrain.train.InputFormat.class);
+        }
+    }
+
     static final class StartPositions extends FlinkEnumConverter<StartFrom> {
         StartPositions() {
             super(StartFrom.class);

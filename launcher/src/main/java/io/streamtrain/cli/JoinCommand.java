@@ -35,10 +35,10 @@ public final class JoinCommand implements Callable<Integer> {
     @Option(names = "--bootstrap", description = "Kafka bootstrap servers (streamtrain.kafka.bootstrap-servers).")
     String bootstrap;
 
-    @Option(names = "--impressions", paramLabel = "TOPIC", description = "Topic of Avro Impression records (streamtrain.join.impressions-topic); required.")
+    @Option(names = "--impressions", paramLabel = "TOPIC", description = "Topic of impressions: Avro Impression records unless --input-format says otherwise (streamtrain.join.impressions-topic); required.")
     String impressions;
 
-    @Option(names = "--clicks", paramLabel = "TOPIC", description = "Topic of Avro Click records, keyed by impression id (streamtrain.join.clicks-topic); required.")
+    @Option(names = "--clicks", paramLabel = "TOPIC", description = "Topic of clicks, keyed by impression id: Avro Click records unless --input-format says otherwise (streamtrain.join.clicks-topic); required.")
     String clicks;
 
     @Option(names = "--out", paramLabel = "TOPIC", description = "Topic for the labelled Examples, the training topic (streamtrain.join.out-topic); required.")
@@ -65,6 +65,24 @@ public final class JoinCommand implements Callable<Integer> {
     @Option(names = "--mapping", paramLabel = "FILE",
             description = "Feature mapping of impression fields and context keys: a JSON file or builtin:NAME (streamtrain.join.mapping).")
     String mapping;
+
+    @Option(names = "--input-format", converter = FlinkEnumConverter.InputFormats.class, completionCandidates = FlinkEnumConverter.InputFormats.class,
+            description = "How both topics are written: ${COMPLETION-CANDIDATES} (streamtrain.join.input-format; default: example,"
+                    + " Avro Impression and Click records). json, avro and avro-registry are read through --mapping, whose"
+                    + " \"id\" column is the impression id in both and whose \"time\" column is the event time.")
+    io.streamtrain.train.InputFormat inputFormat;
+
+    @Option(names = "--impressions-schema", paramLabel = "FILE.avsc",
+            description = "avro: the impressions' schema; avro-registry: the schema to read them as (streamtrain.join.impressions-schema).")
+    String impressionsSchema;
+
+    @Option(names = "--clicks-schema", paramLabel = "FILE.avsc",
+            description = "avro: the clicks' schema; avro-registry: the schema to read them as (streamtrain.join.clicks-schema).")
+    String clicksSchema;
+
+    @Option(names = "--schema-registry", paramLabel = "URL",
+            description = "avro-registry: the registry's Confluent-compatible REST API (streamtrain.join.schema-registry-url).")
+    String schemaRegistry;
 
     @Option(names = "--name", description = "Consumer groups and transactional ids prefix (streamtrain.join.name).")
     String name;
@@ -121,6 +139,10 @@ public final class JoinCommand implements Callable<Integer> {
                 .with("--idle-timeout", JoinOptions.IDLE_TIMEOUT, idleTimeout)
                 .with("--negative-sampling", JoinOptions.NEGATIVE_SAMPLING, negativeSampling)
                 .with("--mapping", JoinOptions.MAPPING, mapping)
+                .with("--input-format", JoinOptions.INPUT_FORMAT, inputFormat)
+                .with("--impressions-schema", JoinOptions.IMPRESSIONS_SCHEMA, impressionsSchema)
+                .with("--clicks-schema", JoinOptions.CLICKS_SCHEMA, clicksSchema)
+                .with("--schema-registry", JoinOptions.SCHEMA_REGISTRY_URL, schemaRegistry)
                 .with("--until-end", JoinOptions.UNTIL_END, untilEnd)
                 .with("--start-from", JoinOptions.START_FROM, startFrom)
                 .with("--inject-failure-after", JoinOptions.INJECT_FAILURE_AFTER, injectFailureAfter)

@@ -3,6 +3,7 @@ package io.streamtrain.cli;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerKind;
+import io.streamtrain.train.InputFormat;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -25,7 +26,7 @@ final class TrainingJobOptions {
     @Option(names = "--bootstrap", description = "Kafka bootstrap servers (streamtrain.kafka.bootstrap-servers).")
     String bootstrap;
 
-    @Option(names = "--topic", description = "Training topic of Avro Example records (streamtrain.train.topic); required, here or as a setting.")
+    @Option(names = "--topic", description = "Training topic (streamtrain.train.topic); required, here or as a setting.")
     String topic;
 
     @Option(names = "--name", description = "Model name: consumer groups and transactional ids (streamtrain.train.name).")
@@ -65,6 +66,23 @@ final class TrainingJobOptions {
             description = "Publish every changed row, exactly once, to this compacted topic for `serve --follow` (streamtrain.train.model-updates-topic; default: off).")
     String modelUpdatesTopic;
 
+    @Option(names = "--input-format", converter = FlinkEnumConverter.InputFormats.class, completionCandidates = FlinkEnumConverter.InputFormats.class,
+            description = "How the topic's records are written: ${COMPLETION-CANDIDATES} (streamtrain.train.input-format; default: example)."
+                    + " json, avro and avro-registry read the user's records through --mapping.")
+    InputFormat inputFormat;
+
+    @Option(names = "--mapping", paramLabel = "FILE",
+            description = "Feature mapping of a json, avro or avro-registry topic, as ingest reads it (streamtrain.train.mapping).")
+    String mapping;
+
+    @Option(names = "--reader-schema", paramLabel = "FILE.avsc",
+            description = "avro: the records' schema; avro-registry: the schema to read every record as (streamtrain.train.reader-schema).")
+    String readerSchema;
+
+    @Option(names = "--schema-registry", paramLabel = "URL",
+            description = "avro-registry: the registry's Confluent-compatible REST API (streamtrain.train.schema-registry-url).")
+    String schemaRegistry;
+
     /** The job's flags that were given, each with its option. */
     Flags flags() {
         return new Flags()
@@ -75,6 +93,10 @@ final class TrainingJobOptions {
                 .with("--batch-size", TrainingOptions.BATCH_SIZE, batchSize)
                 .with("--max-wait", TrainingOptions.MAX_WAIT, maxWait)
                 .with("--model-updates-topic", TrainingOptions.MODEL_UPDATES_TOPIC, modelUpdatesTopic)
+                .with("--input-format", TrainingOptions.INPUT_FORMAT, inputFormat)
+                .with("--mapping", TrainingOptions.MAPPING, mapping)
+                .with("--reader-schema", TrainingOptions.READER_SCHEMA, readerSchema)
+                .with("--schema-registry", TrainingOptions.SCHEMA_REGISTRY_URL, schemaRegistry)
                 .with("--dim", PsOptions.DIM, dim)
                 .with("--optimizer", PsOptions.OPTIMIZER, optimizer)
                 .with("--learning-rate", PsOptions.LEARNING_RATE, learningRate)

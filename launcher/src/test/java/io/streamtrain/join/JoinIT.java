@@ -10,7 +10,6 @@ import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Impression;
 import io.streamtrain.testing.KafkaFixture;
-import io.streamtrain.train.TestExamples;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -167,14 +166,7 @@ class JoinIT {
     }
 
     private JoinRun.Settings settings(String t, Path checkpoints, int parallelism, long failAfter, double sampling, boolean untilEnd) {
-        Configuration conf = TestExamples.connect(new Configuration(), kafka); // the joiner's Kafka settings are the training job's
-        conf.set(JoinOptions.IMPRESSIONS_TOPIC, t + ".impressions");
-        conf.set(JoinOptions.CLICKS_TOPIC, t + ".clicks");
-        conf.set(JoinOptions.OUT_TOPIC, t + ".out");
-        conf.set(JoinOptions.NAME, t);
-        conf.set(JoinOptions.WINDOW, Duration.ofMillis(WINDOW_MS));
-        conf.set(JoinOptions.OUT_OF_ORDERNESS, Duration.ofMillis(JoinScenario.MAX_DISORDER_MS * 2));
-        conf.set(JoinOptions.IDLE_TIMEOUT, Duration.ZERO);
+        Configuration conf = JoinScenario.job(kafka, t, WINDOW_MS);
         conf.set(JoinOptions.NEGATIVE_SAMPLING, sampling);
         conf.set(JoinOptions.UNTIL_END, untilEnd);
         conf.set(JoinOptions.INJECT_FAILURE_AFTER, failAfter);

@@ -5,7 +5,10 @@ import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Click;
 import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.Impression;
+import io.streamtrain.testing.KafkaFixture;
+import io.streamtrain.train.TestExamples;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Future;
+import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -142,6 +146,22 @@ final class JoinScenario {
         for (Future<RecordMetadata> f : acks) {
             f.get();
         }
+    }
+
+    /**
+     * A join of {@code T.impressions} and {@code T.clicks} into {@code T.out} with this scenario's
+     * disorder allowed for, no idle timeout (every partition has events).
+     */
+    static Configuration job(KafkaFixture kafka, String t, long windowMs) {
+        Configuration conf = TestExamples.connect(new Configuration(), kafka); // the joiner's Kafka settings are the training job's
+        conf.set(JoinOptions.IMPRESSIONS_TOPIC, t + ".impressions");
+        conf.set(JoinOptions.CLICKS_TOPIC, t + ".clicks");
+        conf.set(JoinOptions.OUT_TOPIC, t + ".out");
+        conf.set(JoinOptions.NAME, t);
+        conf.set(JoinOptions.WINDOW, Duration.ofMillis(windowMs));
+        conf.set(JoinOptions.OUT_OF_ORDERNESS, Duration.ofMillis(MAX_DISORDER_MS * 2));
+        conf.set(JoinOptions.IDLE_TIMEOUT, Duration.ZERO);
+        return conf;
     }
 
     /** The built-in impressions mapping, spelled out with the hash directly. */

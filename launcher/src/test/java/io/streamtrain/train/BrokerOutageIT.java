@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * included.
  */
 class BrokerOutageIT {
-    private static final Duration OUTAGE = Duration.ofSeconds(10);
+    /** How long the broker stays dead before it is started again (its start-up, a few seconds, comes on top). */
+    private static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("streamtrain.test.outage-seconds", 10));
 
     @Test
     void aBrokerKilledAndRestartedMidTrainingNeitherEndsTheRunNorBreaksTheOracle(@TempDir Path dir) throws Exception {

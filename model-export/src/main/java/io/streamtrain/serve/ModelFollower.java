@@ -45,6 +45,7 @@ public final class ModelFollower implements AutoCloseable {
     private volatile Map<Integer, Long> caughtUpAt; // end offsets when following started; null once reached
     private volatile long lastAppliedAt = -1;
     private volatile String failure;
+    private volatile long lag = -1; // records behind the topic's end after the last poll; -1 before the first
     private volatile boolean running = true;
 
     public ModelFollower(KafkaConnection kafka, String topic, Bundle store) {
@@ -91,6 +92,7 @@ public final class ModelFollower implements AutoCloseable {
                         apply(records);
                     }
                     checkCaughtUp();
+                    lag = currentLag();
                     outage.reachable();
                 } catch (WakeupException e) {
                     throw e;
@@ -142,6 +144,29 @@ public final class ModelFollower implements AutoCloseable {
         LOG.info("caught up with {}: {} rows updated", topic, updatesApplied.get());
     }
 
+    /** Records the consumer knows it is behind (last stable offset minus position), or -1 while unknown. */
+    private long currentLag() {
+        long total = 0;
+        for (TopicPartition tp : consumer.assignment()) {
+            java.util.OptionalLong l = consumer.currentLag(tp);
+            if (l.isEmpty()) {
+                return -1;
+            }
+            total += l.getAsLong();
+        }
+        return total;
+    }
+
+    /** Records behind the topic after the last poll, or -1 before the first poll that told. */
+    public long lag() {
+        return lag;
+    }
+
+    /** Why following stopped, or null while it runs. */
+    public String failure() {
+        return failure;
+    }
+
     /** Rows written to the store since following started. */
     public long updatesApplied() {
         return updatesApplied.get();
@@ -163,6 +188,7 @@ public final class ModelFollower implements AutoCloseable {
         s.put("lastAppliedAt", lastAppliedAt);
         s.put("freshnessP50Ms", stats.size() == 0 ? null : stats.getQuantile(0.5));
         s.put("freshnessP99Ms", stats.size() == 0 ? null : stats.getQuantile(0.99));
+        s.put("lag", lag);
         s.put("failure", failure);
         return s;
     }

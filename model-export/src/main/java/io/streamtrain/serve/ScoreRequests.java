@@ -48,20 +48,7 @@ public final class ScoreRequests {
 
     /** The examples of a request body, as the row keys and values the model sees. */
     public List<ExampleRows> parse(byte[] body) throws BadRequest {
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (JsonProcessingException e) {
-            throw BadRequest.invalid("malformed JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw BadRequest.invalid("unreadable body: " + e.getMessage());
-        }
-        if (root == null || root.isMissingNode()) {
-            throw BadRequest.invalid("empty body: expected a JSON object");
-        }
-        if (!root.isObject()) {
-            throw BadRequest.invalid("expected a JSON object, got " + kind(root));
-        }
+        JsonNode root = object(body);
         if (!root.has("examples")) {
             return List.of(example(root, "$"));
         }
@@ -83,6 +70,33 @@ public final class ScoreRequests {
             result.add(example(examples.get(i), "examples[" + i + "]"));
         }
         return result;
+    }
+
+    /** A body that must be one JSON object (strict: no duplicate keys, nothing after it). */
+    static JsonNode object(byte[] body) throws BadRequest {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw BadRequest.invalid("malformed JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw BadRequest.invalid("unreadable body: " + e.getMessage());
+        }
+        if (root == null || root.isMissingNode()) {
+            throw BadRequest.invalid("empty body: expected a JSON object");
+        }
+        if (!root.isObject()) {
+            throw BadRequest.invalid("expected a JSON object, got " + kind(root));
+        }
+        return root;
+    }
+
+    int maxExamples() {
+        return maxExamples;
+    }
+
+    int maxFeatures() {
+        return maxFeatures;
     }
 
     private ExampleRows example(JsonNode node, String at) throws BadRequest {
@@ -120,41 +134,53 @@ public final class ScoreRequests {
             }
             long field = integer(f.get("field"), here + ".field");
             long id = integer(f.get("id"), here + ".id");
-            if (field > Integer.MAX_VALUE || !FeatureKey.isValidInput((int) field, id)) {
-                throw BadRequest.invalid(here + ": feature " + field + ":" + id + " out of range (field 0.."
-                        + (FeatureKey.MAX_FIELD - 1) + ", id 0.." + FeatureKey.MAX_ID + ")");
-            }
-            float value = 1f;
             JsonNode v = f.get("value");
-            if (v != null) {
-                if (!v.isNumber()) {
-                    throw BadRequest.invalid(here + ".value: expected a number, got " + kind(v));
-                }
-                value = v.floatValue();
-                if (!Float.isFinite(value)) {
-                    throw BadRequest.invalid(here + ".value: " + v.asText() + " is not a finite float");
-                }
-            }
-            features.add(new Feature((int) field, id, value));
+            features.add(feature(field, id, v == null ? 1f : number(v, here + ".value"), here));
         }
         return ExampleRows.of(features);
+    }
+
+    /** One feature, checked against the key layout's ranges. */
+    static Feature feature(long field, long id, float value, String at) throws BadRequest {
+        if (field < 0 || field > Integer.MAX_VALUE || !FeatureKey.isValidInput((int) field, id)) {
+            throw BadRequest.invalid(at + ": feature " + field + ":" + id + " out of range (field 0.."
+                    + (FeatureKey.MAX_FIELD - 1) + ", id 0.." + FeatureKey.MAX_ID + ")");
+        }
+        return new Feature((int) field, id, value);
+    }
+
+    /** A feature value: a finite float. */
+    static float number(JsonNode v, String at) throws BadRequest {
+        if (!v.isNumber()) {
+            throw BadRequest.invalid(at + ": expected a number, got " + kind(v));
+        }
+        float value = v.floatValue();
+        if (!Float.isFinite(value)) {
+            throw BadRequest.invalid(at + ": " + v.asText() + " is not a finite float");
+        }
+        return value;
     }
 
     private ExampleRows line(JsonNode node, String at) throws BadRequest {
         if (!node.isTextual()) {
             throw BadRequest.invalid(at + ": expected a string, got " + kind(node));
         }
+        return line(node.textValue(), at);
+    }
+
+    /** A raw line in the bundle's input format, through the same parser as {@code ingest}. */
+    ExampleRows line(String text, String at) throws BadRequest {
         if (parser == null) {
             throw BadRequest.invalid(at + ": this bundle records no input format (export --format); send 'features' instead");
         }
-        ParseResult result = parser.parse(node.textValue(), 1);
+        ParseResult result = parser.parse(text, 1);
         if (result instanceof ParseResult.Rejected rejected) {
             throw BadRequest.invalid(at + ": not a " + parser.format() + " line: " + rejected.reason().code() + ": " + rejected.detail());
         }
         return ExampleRows.of(((ParseResult.Ok) result).example().getFeatures());
     }
 
-    private static long integer(JsonNode n, String at) throws BadRequest {
+    static long integer(JsonNode n, String at) throws BadRequest {
         if (n == null) {
             throw BadRequest.invalid(at + " is missing");
         }
@@ -174,7 +200,7 @@ public final class ScoreRequests {
         return null;
     }
 
-    private static String kind(JsonNode n) {
+    static String kind(JsonNode n) {
         return n.isNumber() ? "the number " + n.asText() : n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -1,124 +1,162 @@
 package io.streamtrain.serve;
 
-import io.streamtrain.bundle.Bundle;
-import io.streamtrain.export.LoadedModel;
 import io.streamtrain.schema.FeatureKey;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code streamtrain bench serve}: a bounded open-loop load generator against {@code serve} on
- * loopback. Each client sends single-example requests on a fixed schedule; latency counts from the
- * scheduled send time, so a stalled server is not hidden by clients that wait (coordinated omission).
+ * {@code streamtrain bench serve}: {@code serve} in-process on 127.0.0.1, driven by {@code wrk} (an
+ * external load tool, Debian package {@code wrk}) with single-example {@code POST /score} requests
+ * paced to a target rate by a Lua script. wrk's latency counts from a request's write to its
+ * response; with many connections at a paced rate, a slow server shows up in it rather than in
+ * a lower rate.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = "Starts serve on 127.0.0.1 from --bundle, sends single-example POST /score requests at --rate for"
-                + " --seconds (after --warmup-seconds) and prints latency p50/p99 and throughput as a markdown table.")
+        description = "Starts serve on 127.0.0.1 from --bundle, runs wrk (apt-get install wrk) with single-example"
+                + " POST /score requests paced to --rate for --seconds (after --warmup-seconds) and prints the achieved rate"
+                + " and latency p50/p99/p99.9 as a markdown table. Exit 1 when a request failed.")
 public final class ServeBenchCommand implements Callable<Integer> {
+    private static final Pattern RESULT = Pattern.compile(
+            "BENCH requests=(\\d+) duration_us=(\\d+) errors=(\\d+) p50_us=([\\d.]+) p99_us=([\\d.]+) p999_us=([\\d.]+) max_us=([\\d.]+)");
+
     @Option(names = "--bundle", required = true, paramLabel = "DIR", description = "A bundle written by export --bundle.")
     Path bundleDir;
 
-    @Option(names = "--rate", defaultValue = "1000", description = "Requests per second, all clients together (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rate", defaultValue = "5000", description = "Requests per second, all connections together (default: ${DEFAULT-VALUE}).")
     int rate;
 
-    @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seconds", defaultValue = "30", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
     int seconds;
 
-    @Option(names = "--warmup-seconds", defaultValue = "5", description = "Unmeasured seconds first (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup-seconds", defaultValue = "10", description = "Unmeasured seconds first (default: ${DEFAULT-VALUE}).")
     int warmupSeconds;
 
-    @Option(names = "--clients", defaultValue = "4", description = "Client threads, one connection each (default: ${DEFAULT-VALUE}).")
-    int clients;
+    @Option(names = "--connections", defaultValue = "64", description = "wrk connections (default: ${DEFAULT-VALUE}).")
+    int connections;
 
-    @Option(names = "--threads", defaultValue = "4", description = "Server request threads (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--wrk-threads", defaultValue = "1", description = "wrk threads (default: ${DEFAULT-VALUE}).")
+    int wrkThreads;
+
+    @Option(names = "--threads", defaultValue = "8", description = "Server request threads (default: ${DEFAULT-VALUE}).")
     int threads;
 
     @Option(names = "--features", defaultValue = "10", description = "Features per example, drawn from the bundle's rows (default: ${DEFAULT-VALUE}).")
     int features;
 
+    @Option(names = "--wrk", defaultValue = "wrk", description = "The wrk executable (default: ${DEFAULT-VALUE}).")
+    String wrk;
+
+    /** One wrk run's summary. */
+    record Run(long requests, double seconds, long errors, double p50Ms, double p99Ms, double p999Ms, double maxMs) {}
+
     @Override
     public Integer call() throws Exception {
-        try (Bundle bundle = Bundle.open(bundleDir);
-                ScoringServer server = new ScoringServer(new ScoringServer.Settings("127.0.0.1", 0, threads, 1 << 20, 1000, 1000),
-                        LoadedModel.of(bundle), bundle.card(), Map::of)) {
-            long[] keys = bundle.firstKeys(100_000);
-            URI uri = URI.create("http://127.0.0.1:" + server.port() + "/score");
-            System.err.printf("bench serve: %s bundle, %d rows; %d req/s from %d clients for %d s after %d s warm-up%n",
-                    bundle.card().modelType(), bundle.card().contents().rows(), rate, clients, seconds, warmupSeconds);
-            run(uri, keys, warmupSeconds);
-            long t0 = System.nanoTime();
-            Result r = run(uri, keys, seconds);
-            double wall = (System.nanoTime() - t0) / 1e9;
-            System.out.println("| target req/s | achieved req/s | requests | errors | client p50 ms | client p99 ms | client max ms | server p50 ms | server p99 ms |");
-            System.out.println("|---|---|---|---|---|---|---|---|---|");
-            System.out.printf(Locale.ROOT, "| %d | %.0f | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |%n", rate, r.latencies.length / wall,
-                    r.latencies.length, r.errors, pct(r.latencies, 0.50), pct(r.latencies, 0.99), pct(r.latencies, 1.0),
-                    server.metrics().latencyMs(0.50), server.metrics().latencyMs(0.99));
-            return r.errors == 0 ? 0 : 1;
+        try (ScoringServer server = new ScoringServer(ScoringServer.Settings.of("127.0.0.1", 0, threads, 1 << 20, 1000, 1000),
+                ServedModel.open(bundleDir), dir -> {
+                    throw new IOException("bench serve does not reload");
+                })) {
+            Path script = Files.createTempFile("streamtrain-serve-bench", ".lua");
+            try {
+                Files.writeString(script, luaScript(server.model().sampleKeys(100_000)), StandardCharsets.UTF_8);
+                String url = "http://127.0.0.1:" + server.port() + "/score";
+                System.err.printf("bench serve: %s bundle, %d rows; wrk at %d req/s over %d connections for %d s after %d s warm-up%n",
+                        server.model().card().modelType(), server.model().card().contents().rows(), rate, connections, seconds, warmupSeconds);
+                if (warmupSeconds > 0) {
+                    runWrk(script, url, warmupSeconds);
+                }
+                Run r = runWrk(script, url, seconds);
+                System.out.println("| target req/s | achieved req/s | requests | errors | p50 ms | p99 ms | p99.9 ms | max ms | server p99 ms |");
+                System.out.println("|---|---|---|---|---|---|---|---|---|");
+                System.out.printf(Locale.ROOT, "| %d | %.0f | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |%n", rate, r.requests() / r.seconds(),
+                        r.requests(), r.errors(), r.p50Ms(), r.p99Ms(), r.p999Ms(), r.maxMs(), server.metrics().latencyMs(0.99));
+                return r.errors() == 0 ? 0 : 1;
+            } finally {
+                Files.deleteIfExists(script);
+            }
         }
     }
 
-    private record Result(long[] latencies, long errors) {}
-
-    private Result run(URI uri, long[] keys, int durationSeconds) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(clients);
-        long intervalNanos = 1_000_000_000L * clients / rate;
-        long start = System.nanoTime();
-        long end = start + durationSeconds * 1_000_000_000L;
-        List<Future<Result>> parts = new ArrayList<>();
-        for (int c = 0; c < clients; c++) {
-            long offset = intervalNanos * c / clients;
-            long seed = c;
-            parts.add(pool.submit(() -> client(uri, keys, start + offset, end, intervalNanos, new SplittableRandom(seed))));
+    private Run runWrk(Path script, String url, int durationSeconds) throws IOException, InterruptedException {
+        List<String> command = List.of(wrk, "-t", Integer.toString(wrkThreads), "-c", Integer.toString(connections),
+                "-d", durationSeconds + "s", "--timeout", "10s", "-s", script.toString(), url);
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new IOException("cannot run " + wrk + " (" + e.getMessage() + "): install it with 'apt-get install wrk' or pass --wrk PATH", e);
         }
-        List<long[]> all = new ArrayList<>();
-        long errors = 0;
-        for (Future<Result> f : parts) {
-            Result r = f.get();
-            all.add(r.latencies);
-            errors += r.errors;
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(Duration.ofSeconds(durationSeconds + 60).toSeconds(), java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IOException("wrk failed: " + String.join(" ", command) + "\n" + out);
         }
-        pool.shutdown();
-        long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-        return new Result(merged, errors);
+        Matcher m = RESULT.matcher(out);
+        if (!m.find()) {
+            throw new IOException("no BENCH line in wrk's output:\n" + out);
+        }
+        return new Run(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)) / 1e6, Long.parseLong(m.group(3)),
+                Double.parseDouble(m.group(4)) / 1e3, Double.parseDouble(m.group(5)) / 1e3, Double.parseDouble(m.group(6)) / 1e3,
+                Double.parseDouble(m.group(7)) / 1e3);
     }
 
-    private Result client(URI uri, long[] keys, long first, long end, long intervalNanos, SplittableRandom random) throws Exception {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
-        long[] latencies = new long[(int) ((end - first) / intervalNanos) + 1];
-        int n = 0;
-        long errors = 0;
-        for (long due = first; due < end && n < latencies.length; due += intervalNanos) {
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
-            HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body(keys, random))).build();
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                errors++;
-            }
-            latencies[n++] = System.nanoTime() - due;
+    /**
+     * The wrk script: 1,000 distinct bodies (9 in 10 features from the bundle's rows, 1 in 10 never
+     * seen), sent in turn; {@code delay()} paces each wrk thread to its share of the rate on a
+     * schedule (a late request goes at once, it does not push the schedule back).
+     */
+    String luaScript(long[] keys) {
+        SplittableRandom random = new SplittableRandom(1);
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            bodies.add(body(keys, random));
         }
-        return new Result(Arrays.copyOf(latencies, n), errors);
+        StringBuilder lua = new StringBuilder();
+        lua.append("local ffi = require(\"ffi\")\n")
+                .append("ffi.cdef[[ typedef struct { long tv_sec; long tv_nsec; } st_timespec; int clock_gettime(int, st_timespec *); ]]\n")
+                .append("local ts = ffi.new(\"st_timespec\")\n")
+                .append("local function now_ms() ffi.C.clock_gettime(1, ts); return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6 end\n")
+                .append("local bodies = {\n");
+        for (String b : bodies) {
+            lua.append("  [[").append(b).append("]],\n");
+        }
+        lua.append("}\n")
+                .append("local interval_ms = ").append(String.format(Locale.ROOT, "%.6f", 1000.0 * wrkThreads / rate)).append("\n")
+                .append("local requests, i, due = {}, 0, nil\n")
+                .append("function init(args)\n")
+                .append("  for k, b in ipairs(bodies) do\n")
+                .append("    requests[k] = wrk.format(\"POST\", \"/score\", {[\"Content-Type\"] = \"application/json\"}, b)\n")
+                .append("  end\n")
+                .append("end\n")
+                .append("function delay()\n")
+                .append("  local t = now_ms()\n")
+                .append("  if due == nil or due < t - 1000 then due = t end\n")
+                .append("  due = due + interval_ms\n")
+                .append("  if due <= t then return 0 end\n")
+                .append("  return due - t\n")
+                .append("end\n")
+                .append("function request()\n")
+                .append("  i = i % #requests + 1\n")
+                .append("  return requests[i]\n")
+                .append("end\n")
+                .append("function done(summary, latency, requests)\n")
+                .append("  local e = summary.errors\n")
+                .append("  io.write(string.format(\"BENCH requests=%d duration_us=%d errors=%d p50_us=%.1f p99_us=%.1f p999_us=%.1f max_us=%.1f\\n\",\n")
+                .append("    summary.requests, summary.duration, e.connect + e.read + e.write + e.status + e.timeout,\n")
+                .append("    latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max))\n")
+                .append("end\n");
+        return lua.toString();
     }
 
     private String body(long[] keys, SplittableRandom random) {
@@ -128,12 +166,5 @@ public final class ServeBenchCommand implements Callable<Integer> {
             b.append(i > 0 ? "," : "").append("{\"field\": ").append(FeatureKey.field(k)).append(", \"id\": ").append(FeatureKey.id(k)).append('}');
         }
         return b.append("]}").toString();
-    }
-
-    private static double pct(long[] sorted, double q) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        return sorted[(int) Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] / 1e6;
     }
 }

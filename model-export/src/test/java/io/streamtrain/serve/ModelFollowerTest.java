@@ -13,6 +13,8 @@ import io.streamtrain.bundle.TestTables;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.schema.FeatureKey;
+import io.streamtrain.kafka.Topics;
+import io.streamtrain.testing.BrokerProcess;
 import io.streamtrain.testing.KafkaFixture;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.junit.jupiter.api.BeforeAll;
@@ -105,6 +108,41 @@ class ModelFollowerTest {
             KafkaException e = assertThrows(KafkaException.class, () -> new ModelFollower(bogus, "any", s).close());
             assertTrue(e.getMessage().contains("security.protocol") || String.valueOf(e.getCause()).contains("security.protocol"),
                     String.valueOf(e));
+        }
+    }
+
+    /**
+     * A broker killed with SIGKILL and started again on the same directory and port while the
+     * follower runs: it waits, then applies the updates committed after the restart.
+     */
+    @Test
+    void followsOnAcrossABrokerRestart() throws Exception {
+        String topic = "updates-outage-" + System.nanoTime();
+        long key = TestTables.key(9);
+        try (BrokerProcess broker = BrokerProcess.start(dir.resolve("kafka-" + topic))) {
+            Topics.ensure(broker.connection(), Map.of(topic, 1));
+            try (Bundle s = Bundle.openStore(bundle, dir.resolve("store-" + topic));
+                    ModelFollower follower = new ModelFollower(broker.connection(), topic, s)) {
+                commit(broker, topic, key, row(1f));
+                await(() -> java.util.Arrays.equals(row(1f), s.row(key)), "applied before the outage");
+
+                broker.kill();
+                Thread.sleep(10_000);
+                broker.restart();
+                commit(broker, topic, key, row(2f));
+                await(() -> java.util.Arrays.equals(row(2f), s.row(key)), "applied after the outage");
+                assertEquals(null, follower.status().get("failure"), "the follower did not stop");
+            }
+        }
+    }
+
+    private static void commit(BrokerProcess broker, String topic, long key, float[] weights) {
+        try (KafkaProducer<byte[], byte[]> tx = broker.connection().client().idempotent()
+                .require(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx").producer()) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            send(tx, topic, key, weights);
+            tx.commitTransaction();
         }
     }
 

@@ -1,6 +1,7 @@
 package io.streamtrain.serve;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -26,7 +27,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -58,8 +58,8 @@ class ScoringServerTest {
                 new PrintStream(OutputStream.nullOutputStream()), 1000);
         checkpointModel = LoadedModel.load(savepoint, INFO);
         bundle = Bundle.open(dir.resolve("bundle"));
-        server = new ScoringServer(new ScoringServer.Settings("127.0.0.1", 0, 4, MAX_BYTES, MAX_EXAMPLES, 100),
-                LoadedModel.of(bundle), bundle.card(), Map::of);
+        server = new ScoringServer(ScoringServer.Settings.of("127.0.0.1", 0, 4, MAX_BYTES, MAX_EXAMPLES, 100),
+                ServedModel.open(dir.resolve("bundle")), ServedModel::open);
         http = HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(10)).build();
     }
 
@@ -227,26 +227,122 @@ class ScoringServerTest {
     }
 
     @Test
-    void wrongMethodsAndPaths() throws Exception {
+    void routingIsExactAndHeadWorksWhereGetDoes() throws Exception {
         HttpResponse<String> get = http.send(request(uri("/score")).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(405, get.statusCode());
         assertEquals("POST", get.headers().firstValue("Allow").orElse(""));
-        HttpResponse<String> missing = http.send(request(uri("/predict")).GET().build(), HttpResponse.BodyHandlers.ofString());
-        assertEquals(404, missing.statusCode());
-        assertTrue(missing.body().contains("POST /score"), missing.body());
+        for (String path : List.of("/predict", "/healthz", "/scoreboard", "/score/", "/health", "/metrics/x", "/v2/models/test/infer/x")) {
+            HttpResponse<String> missing = http.send(request(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, missing.statusCode(), path);
+            assertTrue(missing.body().contains("POST /score"), missing.body());
+        }
+        assertEquals(404, post("/scoreboard", "{}").statusCode());
+        for (String path : List.of("/health/live", "/health/ready", "/metrics", "/model", "/v2/health/ready", "/v2/models/test")) {
+            HttpResponse<String> full = http.send(request(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> head = http.send(request(uri(path)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, full.statusCode(), path);
+            assertEquals(200, head.statusCode(), path);
+            assertEquals("", head.body(), path);
+            assertEquals(full.headers().firstValue("Content-Type"), head.headers().firstValue("Content-Type"), path);
+        }
+        HttpResponse<String> postToGet = post("/health/ready", "{}");
+        assertEquals(405, postToGet.statusCode());
+        assertEquals("GET, HEAD", postToGet.headers().firstValue("Allow").orElse(""));
     }
 
     @Test
-    void modelHealthAndMetrics() throws Exception {
-        JsonNode card = JSON.readTree(http.send(request(uri("/model")).build(), HttpResponse.BodyHandlers.ofString()).body());
+    void modelLivenessReadinessAndPrometheusMetrics() throws Exception {
+        JsonNode card = JSON.readTree(get("/model").body());
         assertEquals(bundle.card(), JSON.treeToValue(card, ModelCard.class));
-        JsonNode health = JSON.readTree(http.send(request(uri("/health")).build(), HttpResponse.BodyHandlers.ofString()).body());
-        assertEquals("ok", health.get("status").asText());
-        assertEquals(ROWS, health.get("rows").asLong());
-        post("{\"features\": [{\"field\": 1, \"id\": 1}]}");
-        JsonNode metrics = JSON.readTree(http.send(request(uri("/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body());
-        assertTrue(metrics.get("requests").asLong() >= 1);
-        assertTrue(metrics.get("latencyP99Ms").asDouble() > 0);
+        assertEquals(200, get("/health/live").statusCode());
+        HttpResponse<String> ready = get("/health/ready");
+        assertEquals(200, ready.statusCode(), ready.body());
+        assertTrue(JSON.readTree(ready.body()).get("ready").asBoolean());
+        assertEquals(bundle.card().checkpoint().id(), JSON.readTree(ready.body()).get("checkpoint").asLong());
+        assertEquals(200, post("{\"features\": [{\"field\": 1, \"id\": 1}]}").statusCode());
+        assertEquals(400, post("{").statusCode());
+        HttpResponse<String> metrics = get("/metrics");
+        assertEquals(200, metrics.statusCode());
+        assertTrue(metrics.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"), metrics.headers().toString());
+        String text = metrics.body();
+        assertTrue(metric(text, "streamtrain_serve_requests_total{route=\"/score\",code=\"200\",}") >= 1, text);
+        assertTrue(metric(text, "streamtrain_serve_requests_total{route=\"/score\",code=\"400\",}") >= 1, text);
+        assertTrue(metric(text, "streamtrain_serve_request_duration_seconds_count{route=\"/score\",}") >= 2, text);
+        assertTrue(metric(text, "streamtrain_serve_examples_scored_total") >= 1, text);
+        assertEquals(bundle.card().checkpoint().id(), metric(text, "streamtrain_serve_model_version"), text);
+        assertEquals(1, metric(text, "streamtrain_serve_ready"), text);
+        assertEquals(ROWS, metric(text, "streamtrain_serve_model_rows"), text);
+        assertFalse(text.contains("NaN"), text);
+    }
+
+    /** The value of the sample with exactly this name and labels in a Prometheus text scrape. */
+    static double metric(String scrape, String sample) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(sample + " ")) {
+                return Double.parseDouble(line.substring(sample.length() + 1).trim());
+            }
+        }
+        throw new AssertionError("no sample " + sample + " in\n" + scrape);
+    }
+
+    @Test
+    void kserveV2InferScoresLikeScore() throws Exception {
+        long a = TestTables.key(20);
+        long b = TestTables.key(21);
+        long[] ab = {Math.min(a, b), Math.max(a, b)};
+        float[] values = {1f, 0.5f};
+        String request = String.format(Locale.ROOT, "{\"id\": \"r1\", \"inputs\": ["
+                + "{\"name\": \"field\", \"datatype\": \"INT64\", \"shape\": [2, 2], \"data\": [[%d, %d], [%d, -1]]},"
+                + "{\"name\": \"id\", \"datatype\": \"INT64\", \"shape\": [2, 2], \"data\": [%d, %d, %d, 0]},"
+                + "{\"name\": \"value\", \"datatype\": \"FP32\", \"shape\": [2, 2], \"data\": [1.0, 0.5, 1.0, 0.0]}]}",
+                FeatureKey.field(ab[0]), FeatureKey.field(ab[1]), FeatureKey.field(a),
+                FeatureKey.id(ab[0]), FeatureKey.id(ab[1]), FeatureKey.id(a));
+        HttpResponse<String> response = post("/v2/models/test/infer", request);
+        assertEquals(200, response.statusCode(), response.body());
+        JsonNode answer = JSON.readTree(response.body());
+        assertEquals("test", answer.get("model_name").asText());
+        assertEquals(Long.toString(bundle.card().checkpoint().id()), answer.get("model_version").asText());
+        assertEquals("r1", answer.get("id").asText());
+        JsonNode out = answer.get("outputs").get(0);
+        assertEquals("score", out.get("name").asText());
+        assertEquals("FP64", out.get("datatype").asText());
+        assertEquals(2, out.get("shape").get(0).asInt());
+        assertEquals(checkpointModel.predict(ab, values), out.get("data").get(0).doubleValue(), 1e-12);
+        assertEquals(checkpointModel.predict(new long[] {a}, new float[] {1f}), out.get("data").get(1).doubleValue(), 1e-12);
+
+        String line = String.format(Locale.ROOT, "1 %d:%d:1", FeatureKey.field(a), FeatureKey.id(a));
+        HttpResponse<String> lines = post("/v2/models/test/versions/" + bundle.card().checkpoint().id() + "/infer",
+                "{\"inputs\": [{\"name\": \"line\", \"datatype\": \"BYTES\", \"shape\": [1], \"data\": [\"" + line + "\"]}]}");
+        assertEquals(200, lines.statusCode(), lines.body());
+        assertEquals(checkpointModel.predict(new long[] {a}, new float[] {1f}),
+                JSON.readTree(lines.body()).get("outputs").get(0).get("data").get(0).doubleValue(), 1e-12);
+
+        JsonNode metadata = JSON.readTree(get("/v2/models/test").body());
+        assertEquals("test", metadata.get("name").asText());
+        assertEquals("score", metadata.get("outputs").get(0).get("name").asText());
+        assertEquals(200, get("/v2/models/test/ready").statusCode());
+        assertEquals(200, get("/v2/health/live").statusCode());
+        assertEquals(404, get("/v2/models/other").statusCode());
+        assertEquals(404, post("/v2/models/other/infer", request).statusCode());
+        assertEquals(404, post("/v2/models/test/versions/999999/infer", request).statusCode());
+        HttpResponse<String> badShape = post("/v2/models/test/infer", "{\"inputs\": [{\"name\": \"field\", \"datatype\": \"INT64\","
+                + " \"shape\": [1, 2], \"data\": [1]}, {\"name\": \"id\", \"datatype\": \"INT64\", \"shape\": [1, 2], \"data\": [1, 2]}]}");
+        assertEquals(400, badShape.statusCode());
+        assertTrue(badShape.body().contains("field.data: 1 elements for shape [1,2]"), badShape.body());
+        HttpResponse<String> badType = post("/v2/models/test/infer",
+                "{\"inputs\": [{\"name\": \"line\", \"datatype\": \"FP32\", \"shape\": [1], \"data\": [1]}]}");
+        assertEquals(400, badType.statusCode());
+        assertTrue(badType.body().contains("line.datatype"), badType.body());
+    }
+
+    private static HttpResponse<String> get(String path) throws Exception {
+        return http.send(request(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String path, String body) throws Exception {
+        return http.send(request(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static void assertRejected(int status, String body, String reason) throws Exception {
@@ -257,8 +353,7 @@ class ScoringServerTest {
     }
 
     private static HttpResponse<String> post(String body) throws Exception {
-        return http.send(request(uri("/score")).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return post("/score", body);
     }
 
     private static HttpRequest.Builder request(URI uri) {

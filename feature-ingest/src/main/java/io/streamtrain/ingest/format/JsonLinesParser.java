@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.ingest.mapping.FeatureMapping;
+import io.streamtrain.ingest.mapping.RawRecord;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -44,7 +45,12 @@ public final class JsonLinesParser implements LineParser {
         if (root == null || !root.isObject()) {
             return reject(RejectReason.UNPARSABLE, "not a JSON object");
         }
-        return MappedRecords.parse(mapping, options, column -> value(root.get(column)), lineNumber);
+        return MappedRecords.parse(mapping, options, raw(root), lineNumber);
+    }
+
+    /** A JSON object's top-level keys as columns. */
+    static RawRecord raw(JsonNode object) {
+        return column -> value(object.get(column));
     }
 
     private static Object value(JsonNode n) {

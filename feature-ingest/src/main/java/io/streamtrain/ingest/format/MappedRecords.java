@@ -22,6 +22,11 @@ final class MappedRecords {
         return mapping;
     }
 
+    /** The parse options of one topic record: its Kafka timestamp is the event time unless the mapping has a time column. */
+    static ParseOptions recordOptions(String source, int maxFeatures, long timestamp) {
+        return new ParseOptions(source, maxFeatures, ParseOptions.DEFAULT_HASH_BITS, () -> timestamp);
+    }
+
     /** Id: the mapping's id column, else {@code <source>:<line>}; event time: its time column, else the clock. */
     static ParseResult parse(FeatureMapping mapping, ParseOptions options, RawRecord raw, long lineNumber) {
         try {

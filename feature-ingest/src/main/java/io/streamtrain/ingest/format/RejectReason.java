@@ -13,7 +13,13 @@ public enum RejectReason {
     /** A field or id that {@code FeatureKey.isValidInput} rejects (negative, too large, or the bias field). */
     FEATURE_OUT_OF_RANGE("feature-out-of-range"),
     /** A blank line, or a label with no features. */
-    EMPTY("empty");
+    EMPTY("empty"),
+    /** A topic record that does not decode as Avro with its (writer and reader) schemas, or lacks the registry framing. */
+    NOT_AVRO("not-avro"),
+    /** A topic record whose schema id the schema registry does not know. */
+    UNKNOWN_SCHEMA("unknown-schema"),
+    /** A topic record without a column the mapping reads (absent, as opposed to null or empty). */
+    MISSING_FIELD("missing-field");
 
     private final String code;
 

@@ -328,6 +328,11 @@ public final class FeatureMapping implements Serializable {
         return labelColumn;
     }
 
+    /** The id column, or null. */
+    public String idColumn() {
+        return idColumn;
+    }
+
     public List<FieldMapping> fields() {
         return fields;
     }

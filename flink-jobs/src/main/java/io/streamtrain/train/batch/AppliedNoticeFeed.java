@@ -1,6 +1,7 @@
 package io.streamtrain.train.batch;
 
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaOutage;
 import io.streamtrain.ps.message.PushApplied;
 import java.time.Duration;
 import java.util.List;
@@ -38,6 +39,8 @@ final class AppliedNoticeFeed implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     private volatile String failure;
+    /** The topic to assign first, when Kafka was unreachable at the start; null once assigned. */
+    private String topic;
 
     private AppliedNoticeFeed(KafkaConsumer<byte[], byte[]> consumer, MailboxExecutor mailbox, Runnable onNotices, String name) {
         this.consumer = consumer;
@@ -49,7 +52,9 @@ final class AppliedNoticeFeed implements AutoCloseable {
 
     /**
      * Starts following {@code topic}; {@code onNotices} runs on the task thread (as a mail) when
-     * notices have arrived. Throws {@link KafkaException} when the topic cannot be followed.
+     * notices have arrived. Throws {@link KafkaException} when the topic cannot be followed (it
+     * does not exist, or the job may not read it). When Kafka is unreachable (a task restarted in
+     * a broker outage) the feed's thread keeps trying, and notices count from when it got there.
      */
     static AppliedNoticeFeed start(KafkaConnection kafka, String topic, MailboxExecutor mailbox, Runnable onNotices,
                                    String threadName) {
@@ -59,22 +64,33 @@ final class AppliedNoticeFeed implements AutoCloseable {
                 .withDefault(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) POLL_TIMEOUT.toMillis())
                 .withDefault(ConsumerConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-credits")
                 .consumer();
+        String pending = null;
         try {
-            List<PartitionInfo> partitions = consumer.partitionsFor(topic, REQUEST_TIMEOUT);
-            if (partitions == null || partitions.isEmpty()) {
-                throw new KafkaException("topic " + topic + " does not exist");
-            }
-            List<TopicPartition> assigned = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(assigned);
-            consumer.seekToEnd(assigned);
-            assigned.forEach(tp -> consumer.position(tp, REQUEST_TIMEOUT));
+            assignAtEnd(consumer, topic);
         } catch (KafkaException e) {
-            consumer.close(Duration.ZERO);
-            throw e;
+            if (!KafkaOutage.isOutage(e)) {
+                consumer.close(Duration.ZERO);
+                throw e;
+            }
+            LOG.warn("Kafka unreachable while starting to follow {} ({}); trying again in the background", topic, e.toString());
+            pending = topic;
         }
         AppliedNoticeFeed feed = new AppliedNoticeFeed(consumer, mailbox, onNotices, threadName);
+        feed.topic = pending;
         feed.thread.start();
         return feed;
+    }
+
+    /** Assigns every partition of {@code topic} at its end. */
+    private static void assignAtEnd(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+        List<PartitionInfo> partitions = consumer.partitionsFor(topic, REQUEST_TIMEOUT);
+        if (partitions == null || partitions.isEmpty()) {
+            throw new KafkaException("topic " + topic + " does not exist");
+        }
+        List<TopicPartition> assigned = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+        consumer.assign(assigned);
+        consumer.seekToEnd(assigned);
+        assigned.forEach(tp -> consumer.position(tp, REQUEST_TIMEOUT));
     }
 
     /** Passes the notices received so far to {@code sink}, on the task thread; returns how many. */
@@ -93,6 +109,17 @@ final class AppliedNoticeFeed implements AutoCloseable {
 
     private void follow() {
         try {
+            KafkaOutage outage = KafkaOutage.endless("batch flow control");
+            while (!closed && topic != null) {
+                try {
+                    assignAtEnd(consumer, topic);
+                    outage.reachable();
+                    topic = null;
+                } catch (KafkaException e) {
+                    outage.failed("starting to follow " + topic, e);
+                    Thread.sleep(outage.backoffMillis());
+                }
+            }
             while (!closed) {
                 boolean any = false;
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL_TIMEOUT)) {
@@ -106,7 +133,7 @@ final class AppliedNoticeFeed implements AutoCloseable {
                     handOver();
                 }
             }
-        } catch (WakeupException e) {
+        } catch (WakeupException | InterruptedException e) {
             // closed
         } catch (KafkaException e) {
             failure = e.toString();

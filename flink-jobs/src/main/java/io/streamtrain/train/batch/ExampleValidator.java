@@ -1,6 +1,8 @@
 package io.streamtrain.train.batch;
 
 import io.streamtrain.ingest.DeadLetters;
+import io.streamtrain.ingest.format.ParseResult;
+import io.streamtrain.ingest.format.RecordDecoder;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.Example;
 import io.streamtrain.schema.ExampleRows;
@@ -10,17 +12,27 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * Decodes a training-topic record and checks it can be trained on. Anything else becomes a
- * dead-letter record with the reason, so one bad producer can never crash-loop the job.
+ * Decodes a training-topic record — an Avro {@link Example}, or a record in the user's own format
+ * through their feature mapping ({@link RecordDecoder}) — and checks it can be trained on.
+ * Anything else becomes a dead-letter record with the reason, so one bad producer can never
+ * crash-loop the job.
  */
 public final class ExampleValidator implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final int maxFeatures;
+    private final RecordDecoder userFormat;
     private transient AvroCodec<Example> codec;
 
+    /** For a topic of Avro {@link Example}s. */
     public ExampleValidator(int maxFeatures) {
+        this(maxFeatures, null);
+    }
+
+    /** @param userFormat decodes the topic's records; null for Avro {@link Example}s */
+    public ExampleValidator(int maxFeatures, RecordDecoder userFormat) {
         this.maxFeatures = maxFeatures;
+        this.userFormat = userFormat;
     }
 
     /** Exactly one of the two is set. */
@@ -28,6 +40,13 @@ public final class ExampleValidator implements Serializable {
 
     /** {@code now}: the rejection time a dead letter carries. */
     public Verdict validate(SourceRecord in, long now) {
+        if (userFormat != null) {
+            ParseResult decoded = userFormat.decode(in.topic + "-" + in.partition, in.offset, in.timestamp, in.value);
+            if (decoded instanceof ParseResult.Rejected r) {
+                return reject(in, now, r.reason().code(), r.detail());
+            }
+            return check(in, now, ((ParseResult.Ok) decoded).example());
+        }
         if (codec == null) {
             codec = AvroCodec.of(Example.class);
         }
@@ -40,6 +59,10 @@ public final class ExampleValidator implements Serializable {
         } catch (Exception e) {
             return reject(in, now, "not-avro", "not an Avro Example: " + e.getClass().getSimpleName() + ": " + e.getMessage());
         }
+        return check(in, now, example);
+    }
+
+    private Verdict check(SourceRecord in, long now, Example example) {
         float label = example.getLabel();
         if (label != 0f && label != 1f) {
             return reject(in, now, "bad-label", "label " + label + " is not 0 or 1");
