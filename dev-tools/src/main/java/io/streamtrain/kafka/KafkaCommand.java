@@ -23,6 +23,9 @@ import picocli.CommandLine.Spec;
                 + " and user password are generated into --dir at each start, with DIR/client.properties (SASL_SSL) and"
                 + " DIR/client-mtls.properties for --kafka-properties, and the data in DIR/data.")
 public final class KafkaCommand implements Callable<Integer> {
+    private static final String PLAIN_DIR = ".streamtrain/kafka";
+    private static final String SECURE_DIR = ".streamtrain/kafka-secure";
+
     @Spec
     CommandSpec spec;
 
@@ -30,8 +33,8 @@ public final class KafkaCommand implements Callable<Integer> {
             description = "Client port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--dir", defaultValue = ".streamtrain/kafka", paramLabel = "DIR",
-            description = "Data directory, formatted on first use (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--dir", paramLabel = "DIR",
+            description = "Data directory, formatted on first use (default: " + PLAIN_DIR + ", with --secure " + SECURE_DIR + ").")
     Path dir;
 
     @Option(names = "--secure", description = "A secured broker: SASL_SSL and mTLS listeners, ACLs (see the description).")
@@ -48,7 +51,8 @@ public final class KafkaCommand implements Callable<Integer> {
         Map<String, Integer> wanted = parseTopics(topics);
         LocalKafka kafka;
         try {
-            kafka = secure ? LocalKafka.startSecure(port, dir) : LocalKafka.start(port, dir);
+            Path where = dir != null ? dir : Path.of(secure ? SECURE_DIR : PLAIN_DIR);
+            kafka = secure ? LocalKafka.startSecure(port, where) : LocalKafka.start(port, where);
         } catch (KafkaException | IOException e) {
             spec.commandLine().getErr().println("kafka: error: " + e.getMessage());
             return 1;
@@ -64,8 +68,8 @@ public final class KafkaCommand implements Callable<Integer> {
             if (kafka.isSecure()) {
                 Path security = kafka.securityDir();
                 out.printf("kafka: SASL_SSL (SCRAM-SHA-512) on %s: --kafka-properties %s%n", kafka.bootstrapServers(),
-                        security.resolve("client.properties"));
-                out.printf("kafka: mTLS on %s: --kafka-properties %s%n", kafka.mtlsBootstrapServers(), security.resolve("client-mtls.properties"));
+                        security.resolve(LocalKafkaSecurity.SASL_PROPERTIES));
+                out.printf("kafka: mTLS on %s: --kafka-properties %s%n", kafka.mtlsBootstrapServers(), security.resolve(LocalKafkaSecurity.MTLS_PROPERTIES));
             }
             out.printf("kafka: listening on %s (data in %s); Ctrl-C to stop%n", kafka.bootstrapServers(), kafka.dataDir());
             out.flush();

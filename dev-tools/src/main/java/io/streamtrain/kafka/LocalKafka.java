@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * start is retried on the rare bind race. A data directory is formatted once and reused, so a
  * restarted {@code streamtrain kafka} keeps its topics.
  *
+ * <p>{@link #startSecure} makes it a secured broker ({@link LocalKafkaSecurity}): SASL_SSL and mTLS
+ * client listeners, ACLs, certificates generated at start.
+ *
  * <p>Caveat: Kafka's server treats some faults as fatal and halts the JVM, exactly as it does
  * standalone; e.g. deleting the data directory under a running broker fails its only log
  * directory and halts this process with exit code 1. Close the broker before deleting its data.
@@ -52,6 +55,8 @@ public final class LocalKafka implements AutoCloseable {
     private static final int NODE_ID = 1;
     private static final int START_ATTEMPTS = 3;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    /** The file a secured broker writes into its directory. */
+    private static final String SECURED_MARK = LocalKafkaSecurity.SASL_PROPERTIES;
 
     private final KafkaRaftServer server;
     private final Path dataDir;
@@ -79,6 +84,10 @@ public final class LocalKafka implements AutoCloseable {
      *     null uses a temporary directory that {@link #close()} deletes
      */
     public static LocalKafka start(int port, Path dataDir) throws IOException {
+        if (dataDir != null && Files.exists(dataDir.resolve(SECURED_MARK))) {
+            // Its data is in DIR/data, which a plaintext broker on DIR would take for a broken partition and halt.
+            throw new IllegalArgumentException(dataDir + " holds a secured broker (kafka --secure): start it with --secure, or give another --dir");
+        }
         return start(port, dataDir, null);
     }
 
@@ -95,6 +104,9 @@ public final class LocalKafka implements AutoCloseable {
             throw new IllegalArgumentException("port 65535 leaves no next port for the mTLS listener");
         }
         Path root = Files.createDirectories(dir.toAbsolutePath());
+        if (Files.exists(root.resolve("meta.properties"))) {
+            throw new IllegalArgumentException(root + " holds a plaintext broker's data: give --secure another --dir");
+        }
         LocalKafkaSecurity security = LocalKafkaSecurity.generate(root);
         LocalKafka kafka = start(port, root.resolve("data"), security);
         try {

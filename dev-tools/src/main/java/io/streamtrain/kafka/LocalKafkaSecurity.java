@@ -40,6 +40,8 @@ final class LocalKafkaSecurity {
     static final String INTERNAL_LISTENER = "INTERNAL";
     static final String CONTROLLER_LISTENER = "CONTROLLER";
     static final String USER = "streamtrain";
+    static final String SASL_PROPERTIES = "client.properties";
+    static final String MTLS_PROPERTIES = "client-mtls.properties";
     private static final String SCRAM = "SCRAM-SHA-512";
     private static final Duration SETUP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -137,8 +139,8 @@ final class LocalKafkaSecurity {
     /** Writes {@code client.properties} and {@code client-mtls.properties} into the directory; returns them. */
     List<Path> writeClientProperties(String saslBootstrap, String mtlsBootstrap) throws IOException {
         return List.of(
-                write("client.properties", "SASL_SSL (SCRAM-SHA-512) as user " + USER + ": --bootstrap " + saslBootstrap, saslClient()),
-                write("client-mtls.properties", "mTLS (client certificate CN=" + LocalCertificates.CLIENT_NAME + "): --bootstrap "
+                write(SASL_PROPERTIES, "SASL_SSL (SCRAM-SHA-512) as user " + USER + ": --bootstrap " + saslBootstrap, saslClient()),
+                write(MTLS_PROPERTIES, "mTLS (client certificate CN=" + LocalCertificates.CLIENT_NAME + "): --bootstrap "
                         + mtlsBootstrap, mtlsClient()));
     }
 

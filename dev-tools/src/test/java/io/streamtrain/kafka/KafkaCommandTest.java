@@ -48,6 +48,34 @@ class KafkaCommandTest {
     }
 
     @Test
+    void secureWritesTheClientPropertiesFilesThatReachItsTwoListeners() throws Exception {
+        KafkaCommand command = new KafkaCommand();
+        PipedInputStream pipe = new PipedInputStream();
+        PrintWriter out = new PrintWriter(new PipedOutputStream(pipe), true, StandardCharsets.UTF_8);
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(command).setOut(out)
+                .execute("--secure", "--port", "0", "--dir", dir.toString(), "--topics", "secure-cmd:2"));
+        BufferedReader lines = new BufferedReader(new InputStreamReader(pipe, StandardCharsets.UTF_8));
+        try {
+            Matcher sasl = Pattern.compile("kafka: SASL_SSL \\(SCRAM-SHA-512\\) on (127\\.0\\.0\\.1:\\d+): --kafka-properties (.+)")
+                    .matcher(lines.readLine());
+            assertTrue(sasl.matches(), sasl.toString());
+            Matcher mtls = Pattern.compile("kafka: mTLS on (127\\.0\\.0\\.1:\\d+): --kafka-properties (.+)").matcher(lines.readLine());
+            assertTrue(mtls.matches(), mtls.toString());
+            assertEquals(dir.toAbsolutePath().resolve("client.properties").toString(), sasl.group(2));
+            int port = Integer.parseInt(sasl.group(1).substring(sasl.group(1).indexOf(':') + 1));
+            assertEquals("127.0.0.1:" + (port + 1), mtls.group(1), "mTLS on the next port");
+            for (Matcher listener : new Matcher[] {sasl, mtls}) {
+                try (Admin admin = Topics.admin(KafkaConnection.of(listener.group(1), Path.of(listener.group(2))))) {
+                    assertEquals(2, admin.describeTopics(Set.of("secure-cmd")).allTopicNames().get().get("secure-cmd").partitions().size());
+                }
+            }
+        } finally {
+            command.stop();
+        }
+        assertEquals(0, exit.get(30, TimeUnit.SECONDS));
+    }
+
+    @Test
     void rejectsMalformedTopics() {
         int code = new CommandLine(new KafkaCommand()).setErr(new PrintWriter(new java.io.StringWriter()))
                 .execute("--port", "0", "--dir", dir.toString(), "--topics", "x:zero");

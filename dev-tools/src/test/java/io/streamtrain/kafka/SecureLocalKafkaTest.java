@@ -100,6 +100,12 @@ class SecureLocalKafkaTest {
     }
 
     @Test
+    void aPlaintextBrokerRefusesTheSecuredBrokersDirectory() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LocalKafka.start(0, kafka.securityDir()));
+        assertTrue(e.getMessage().contains("holds a secured broker"), e.getMessage());
+    }
+
+    @Test
     void aUserWithoutAclsIsRefused() throws Exception {
         String user = "nobody-" + System.nanoTime();
         String password = LocalCertificates.randomSecret();

@@ -3,6 +3,7 @@ package io.streamtrain.config;
 import io.streamtrain.join.JoinOptions;
 import io.streamtrain.options.OptionRule;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.train.TopicOptions;
 import io.streamtrain.train.TrainingOptions;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,7 +27,8 @@ public final class StreamtrainOptions {
     public static final List<OptionsClass> CLASSES = List.of(
             new OptionsClass(TrainingOptions.class, "Training job", TrainingOptions.RULES),
             new OptionsClass(PsOptions.class, "Parameter server", PsOptions.RULES),
-            new OptionsClass(JoinOptions.class, "Joiner job", JoinOptions.RULES));
+            new OptionsClass(JoinOptions.class, "Joiner job", JoinOptions.RULES),
+            new OptionsClass(TopicOptions.class, "Topics the jobs create", TopicOptions.RULES));
 
     private static final Map<String, KnownOption> BY_KEY = byKey();
     private static final Map<String, OptionRule<?>> RULES = rules();

@@ -9,10 +9,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import io.streamtrain.kafka.Topics;
 import org.apache.flink.configuration.Configuration;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -48,12 +48,17 @@ public final class KafkaProgress implements AutoCloseable {
         Topics.ensure(admin, topics);
     }
 
-    /** Creates the topics a training job writes (feedback, applied, metrics, dead letters, model updates) if missing. */
+    /** Creates each topic that does not exist yet, as it says (partitions, replication factor, configs). */
+    public void ensureTopics(Collection<NewTopic> topics) {
+        Topics.ensure(admin, topics);
+    }
+
+    /**
+     * Creates the topics a training job writes (feedback, applied, metrics, dead letters, model
+     * updates) if missing, with their {@link TopicOptions}; topics that exist are left as they are.
+     */
     public void ensureJobTopics(Configuration conf) {
-        Topics.ensure(admin, TrainingOptions.derivedTopics(conf));
-        conf.getOptional(TrainingOptions.MODEL_UPDATES_TOPIC).ifPresent(t -> Topics.ensure(admin,
-                Map.of(t, conf.get(TrainingOptions.MODEL_UPDATES_PARTITIONS)),
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+        Topics.ensure(admin, TopicOptions.jobTopics(conf));
     }
 
     /** Each offset no higher than the partition's {@code ceiling} (partitions without one as they are). */

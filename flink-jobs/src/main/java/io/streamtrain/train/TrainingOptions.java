@@ -174,7 +174,8 @@ public final class TrainingOptions {
                     .noDefaultValue()
                     .withDescription(
                             "Topic on which the PS announces each push it has handled (flow control only). Default:"
-                                    + " <topic>.applied. If it is missing, flow control is off and a warning is logged.");
+                                    + " <topic>.applied. If it cannot be followed (missing, or the principal may not read it), the"
+                                    + " batcher's task fails; max-batches-in-flight 0 runs without flow control.");
 
     public static final ConfigOption<String> MODEL_UPDATES_TOPIC =
             ConfigOptions.key("streamtrain.train.model-updates-topic")
@@ -312,15 +313,6 @@ public final class TrainingOptions {
 
     public static String deadLetterTopic(Configuration conf) {
         return conf.getOptional(DEAD_LETTER_TOPIC).orElse(conf.get(TOPIC) + ".dlq");
-    }
-
-    /** The topics a job writes besides the training topic, with the partitions a local run creates them with. */
-    public static Map<String, Integer> derivedTopics(Configuration conf) {
-        return Map.of(
-                feedbackTopic(conf), conf.get(FEEDBACK_PARTITIONS),
-                appliedTopic(conf), 1,
-                metricsTopic(conf), 1,
-                deadLetterTopic(conf), 1);
     }
 
     public static String examplesGroup(Configuration conf) {

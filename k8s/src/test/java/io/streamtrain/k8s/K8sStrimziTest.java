@@ -6,11 +6,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.strimzi.api.kafka.model.kafka.Kafka;
+import io.strimzi.api.kafka.model.kafka.KafkaAuthorizationSimple;
+import io.strimzi.api.kafka.model.kafka.listener.KafkaListenerAuthenticationScramSha512;
+import io.strimzi.api.kafka.model.kafka.listener.KafkaListenerAuthenticationTls;
+import io.strimzi.api.kafka.model.user.KafkaUser;
+import io.strimzi.api.kafka.model.user.KafkaUserAuthorizationSimple;
+import io.strimzi.api.kafka.model.user.KafkaUserScramSha512ClientAuthentication;
+import io.strimzi.api.kafka.model.user.acl.AclOperation;
+import io.strimzi.api.kafka.model.user.acl.AclResourcePatternType;
+import io.strimzi.api.kafka.model.user.acl.AclRule;
+import io.strimzi.api.kafka.model.user.acl.AclRuleClusterResource;
+import io.strimzi.api.kafka.model.user.acl.AclRuleGroupResource;
+import io.strimzi.api.kafka.model.user.acl.AclRuleResource;
+import io.strimzi.api.kafka.model.user.acl.AclRuleTopicResource;
+import io.strimzi.api.kafka.model.user.acl.AclRuleTransactionalIdResource;
+import io.strimzi.api.kafka.model.user.acl.AclRuleType;
 import io.strimzi.api.kafka.model.kafka.listener.GenericKafkaListener;
 import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
 import io.strimzi.api.kafka.model.nodepool.ProcessRoles;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
+import io.streamtrain.train.TopicOptions;
 import io.streamtrain.train.TrainingOptions;
+import org.apache.kafka.clients.admin.NewTopic;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -86,7 +103,7 @@ class K8sStrimziTest {
                 continue;
             }
             String what = r + ": " + ResourceKinds.describe(doc);
-            List<String> topics = new ArrayList<>(TrainingOptions.derivedTopics(conf).keySet());
+            List<String> topics = new ArrayList<>(TopicOptions.jobTopics(conf).stream().map(NewTopic::name).toList());
             topics.add(conf.get(TrainingOptions.TOPIC));
             for (String topic : topics) {
                 assertTrue(r.has("KafkaTopic", topic), what + ": no KafkaTopic " + topic);
@@ -99,25 +116,146 @@ class K8sStrimziTest {
         }
     }
 
+    /**
+     * Each training job reaches a listener of the cluster with the security that listener asks for:
+     * none on a plain one, SASL_SSL with SCRAM-SHA-512 on a SCRAM one, SSL on a TLS one, trusting the
+     * cluster CA; and with a password or certificate only through a file a pod mounts.
+     */
     @ParameterizedTest
     @MethodSource("renders")
-    void everyTrainingJobConnectsToAPlainListenerOfTheKafkaCluster(Rendered r) {
+    void everyTrainingJobConnectsToAListenerWithTheSecurityItAsksFor(Rendered r) {
         Kafka kafka = kafka(r);
         for (JsonNode doc : r.flinkResources()) {
             Configuration conf = Configuration.fromMap(Rendered.flinkConfiguration(doc));
             if (!conf.contains(TrainingOptions.TOPIC)) {
                 continue;
             }
+            String what = r + ": " + ResourceKinds.describe(doc);
             String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
             String host = bootstrap.substring(0, bootstrap.lastIndexOf(':'));
             int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
             String service = kafka.getMetadata().getName() + "-kafka-bootstrap";
-            assertTrue(host.equals(service) || host.startsWith(service + "." + kafka.getMetadata().getNamespace() + "."),
-                    r + ": " + bootstrap);
-            List<GenericKafkaListener> plain = kafka.getSpec().getKafka().getListeners().stream()
-                    .filter(l -> l.getPort() == port && !l.isTls()).toList();
-            assertEquals(1, plain.size(), r + ": no plain listener on " + port);
+            assertTrue(host.equals(service) || host.startsWith(service + "." + kafka.getMetadata().getNamespace() + "."), what + ": " + bootstrap);
+            List<GenericKafkaListener> listeners = kafka.getSpec().getKafka().getListeners().stream().filter(l -> l.getPort() == port).toList();
+            assertEquals(1, listeners.size(), what + ": no listener on " + port);
+            GenericKafkaListener listener = listeners.get(0);
+            Map<String, String> client = conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of());
+            String protocol = client.getOrDefault("security.protocol", "PLAINTEXT");
+            if (listener.getAuth() instanceof KafkaListenerAuthenticationScramSha512) {
+                assertEquals("SASL_SSL", protocol, what);
+                assertEquals("SCRAM-SHA-512", client.get("sasl.mechanism"), what);
+                assertTrue(client.get("sasl.jaas.config").startsWith("${dir:" + MOUNTS), what + ": the password comes from a mounted secret");
+            } else if (listener.getAuth() instanceof KafkaListenerAuthenticationTls) {
+                assertEquals("SSL", protocol, what);
+                assertTrue(client.containsKey("ssl.keystore.location"), what);
+            } else {
+                assertEquals(listener.isTls() ? "SSL" : "PLAINTEXT", protocol, what);
+            }
+            if (listener.isTls()) {
+                assertEquals("PEM", client.get("ssl.truststore.type"), what);
+                String ca = client.get("ssl.truststore.location");
+                assertEquals(kafka.getMetadata().getName() + "-cluster-ca-cert", mountedSecret(r, doc, ca.substring(0, ca.lastIndexOf('/'))),
+                        what + ": trusts the cluster CA");
+            }
         }
+    }
+
+    /** Production: no client gets in without authenticating, and ACLs decide what it may do. */
+    @Test
+    void inProductionEveryListenerAuthenticatesAndTheClusterAuthorizes() {
+        Rendered r = Rendered.of(ManifestTree.overlay("production"));
+        Kafka kafka = kafka(r);
+        for (GenericKafkaListener l : kafka.getSpec().getKafka().getListeners()) {
+            assertTrue(l.isTls() && l.getAuth() != null, "listener " + l.getName() + " is TLS with authentication");
+        }
+        assertTrue(kafka.getSpec().getKafka().getAuthorization() instanceof KafkaAuthorizationSimple, "ACLs are enforced");
+    }
+
+    /**
+     * The KafkaUser whose secret a training job's pods mount allows what the job does, as
+     * docs/security.md lists it: read its topic, read and write its own topics, read its consumer
+     * groups, write its transactional ids; and nothing on the cluster (its topics are KafkaTopics).
+     */
+    @ParameterizedTest
+    @MethodSource("renders")
+    void everyTrainingJobsKafkaUserAllowsItsTopicsGroupsAndTransactionalIds(Rendered r) {
+        for (JsonNode doc : r.flinkResources()) {
+            Configuration conf = Configuration.fromMap(Rendered.flinkConfiguration(doc));
+            Map<String, String> client = conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of());
+            if (!conf.contains(TrainingOptions.TOPIC) || !client.containsKey("sasl.jaas.config")) {
+                continue;
+            }
+            String what = r + ": " + ResourceKinds.describe(doc);
+            String jaas = client.get("sasl.jaas.config");
+            String dir = jaas.substring("${dir:".length(), jaas.lastIndexOf(':'));
+            KafkaUser user = (KafkaUser) ResourceKinds.bind(r.get("KafkaUser", mountedSecret(r, doc, dir)));
+            assertTrue(user.getSpec().getAuthentication() instanceof KafkaUserScramSha512ClientAuthentication, what);
+            List<AclRule> acls = ((KafkaUserAuthorizationSimple) user.getSpec().getAuthorization()).getAcls();
+            String topic = conf.get(TrainingOptions.TOPIC);
+            String name = conf.get(TrainingOptions.NAME);
+            assertAllowed(acls, "topic", topic, List.of(AclOperation.READ, AclOperation.DESCRIBE), what);
+            for (NewTopic own : TopicOptions.jobTopics(conf)) {
+                assertAllowed(acls, "topic", own.name(), List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE), what);
+            }
+            for (String group : List.of(TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), TrainingOptions.backfillGroup(conf))) {
+                assertAllowed(acls, "group", group, List.of(AclOperation.READ, AclOperation.DESCRIBE), what);
+            }
+            for (String sink : List.of("-dlq", "-updates")) {
+                assertAllowed(acls, "transactionalId", name + sink + "-0", List.of(AclOperation.WRITE, AclOperation.DESCRIBE), what);
+            }
+            assertTrue(acls.stream().noneMatch(a -> a.getResource() instanceof AclRuleClusterResource), what + ": no cluster rights");
+        }
+    }
+
+    private static final String MOUNTS = "/opt/streamtrain/";
+
+    private static void assertAllowed(List<AclRule> acls, String type, String name, List<AclOperation> operations, String what) {
+        for (AclOperation op : operations) {
+            boolean allowed = acls.stream().anyMatch(a -> a.getType() != AclRuleType.DENY && covers(a.getResource(), type, name)
+                    && (a.getOperations().contains(op) || a.getOperations().contains(AclOperation.ALL)));
+            assertTrue(allowed, what + ": " + op + " on " + type + " " + name);
+        }
+    }
+
+    private static boolean covers(AclRuleResource resource, String type, String name) {
+        if (!resource.getType().equals(type)) {
+            return false;
+        }
+        String pattern;
+        AclResourcePatternType patternType;
+        if (resource instanceof AclRuleTopicResource t) {
+            pattern = t.getName();
+            patternType = t.getPatternType();
+        } else if (resource instanceof AclRuleGroupResource g) {
+            pattern = g.getName();
+            patternType = g.getPatternType();
+        } else if (resource instanceof AclRuleTransactionalIdResource x) {
+            pattern = x.getName();
+            patternType = x.getPatternType();
+        } else {
+            return false;
+        }
+        return patternType == AclResourcePatternType.PREFIX ? name.startsWith(pattern) : name.equals(pattern) || "*".equals(pattern);
+    }
+
+    /** The secret mounted at {@code dir} in the pods that run {@code flinkResource}'s job (a session job's: its session cluster's). */
+    private static String mountedSecret(Rendered r, JsonNode flinkResource, String dir) {
+        JsonNode deployment = flinkResource.path("kind").asText().equals("FlinkSessionJob")
+                ? r.get("FlinkDeployment", flinkResource.path("spec").path("deploymentName").asText()) : flinkResource;
+        JsonNode pod = deployment.path("spec").path("podTemplate").path("spec");
+        String volume = null;
+        for (JsonNode mount : pod.path("containers").path(0).path("volumeMounts")) {
+            if (mount.path("mountPath").asText().equals(dir)) {
+                volume = mount.path("name").asText();
+            }
+        }
+        assertTrue(volume != null, r + ": " + ResourceKinds.describe(deployment) + " mounts nothing at " + dir);
+        for (JsonNode v : pod.path("volumes")) {
+            if (v.path("name").asText().equals(volume)) {
+                return v.path("secret").path("secretName").asText();
+            }
+        }
+        throw new AssertionError(r + ": no volume " + volume);
     }
 
     @Test

@@ -21,6 +21,7 @@ import io.fabric8.openshift.api.model.monitoring.v1.PodMonitor;
 import io.strimzi.api.kafka.model.kafka.Kafka;
 import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
+import io.strimzi.api.kafka.model.user.KafkaUser;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,7 @@ import org.apache.flink.kubernetes.operator.api.FlinkSessionJob;
 final class ResourceKinds {
     private static final List<Class<? extends HasMetadata>> CLASSES = List.of(
             FlinkDeployment.class, FlinkSessionJob.class,
-            Kafka.class, KafkaNodePool.class, KafkaTopic.class,
+            Kafka.class, KafkaNodePool.class, KafkaTopic.class, KafkaUser.class,
             HorizontalPodAutoscaler.class, PodMonitor.class,
             Namespace.class, ServiceAccount.class, Role.class, RoleBinding.class,
             Deployment.class, Service.class, Job.class, Secret.class, ConfigMap.class,

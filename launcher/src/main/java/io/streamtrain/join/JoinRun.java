@@ -9,6 +9,7 @@ import io.streamtrain.train.run.JobEndedException;
 import io.streamtrain.train.RequiredFlinkSettings;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.KafkaProgress;
+import io.streamtrain.train.TopicOptions;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.FlinkApplication;
 import io.streamtrain.train.run.LocalFlink;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.JobStatus;
@@ -89,7 +91,9 @@ public final class JoinRun {
                     + " hold finished sources); use a new --checkpoint-dir, with --start-from committed to continue after it");
         }
         try (KafkaProgress kafka = new KafkaProgress(connection)) {
-            kafka.ensureTopics(Map.of(impressions, 4, clicks, 4, out, 4, deadLetters, 1));
+            kafka.ensureTopics(Map.of(impressions, 4, clicks, 4));
+            kafka.ensureTopics(List.of(TopicOptions.topic(conf, out, 4, Map.of()),
+                    TopicOptions.topic(conf, deadLetters, 1, TopicOptions.deadLetterConfigs(conf))));
             Optional<Path> resumeFrom = s.resume() ? LatestCheckpoint.find(s.checkpointDir()) : Optional.empty();
             String impressionsSource = JoinJob.sourceUid(JoinJob.IMPRESSIONS);
             String clicksSource = JoinJob.sourceUid(JoinJob.CLICKS);

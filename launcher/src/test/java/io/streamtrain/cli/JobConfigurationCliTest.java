@@ -90,6 +90,19 @@ class JobConfigurationCliTest {
     }
 
     @Test
+    void theUsersFormatFlagsReachTheirSettingsAndTheirChoicesAreChecked() {
+        Run t = train(Map.of(), "--topic", "t", "--input-format", "Avro-Registry", "--mapping", "m.json",
+                "--reader-schema", "s.avsc", "--schema-registry", "http://registry:8081", "--print-config");
+        assertEquals(0, t.code, t.err);
+        assertTrue(t.lines().containsAll(List.of("streamtrain.train.input-format: avro-registry", "streamtrain.train.mapping: m.json",
+                "streamtrain.train.reader-schema: s.avsc", "streamtrain.train.schema-registry-url: http://registry:8081")), t.out);
+
+        Run j = run(Map.of(), "join", "--bootstrap", NOWHERE, "--impressions", "i", "--clicks", "c", "--out", "o", "--input-format", "xml");
+        assertEquals(2, j.code);
+        assertTrue(j.err.contains("'xml' is not one of example, json, avro, avro-registry"), j.err);
+    }
+
+    @Test
     void anUnknownChoiceIsRefusedWithWhatIsAllowed() {
         Run flag = train(Map.of(), "--topic", "t", "--optimizer", "adamw");
         assertEquals(2, flag.code);

@@ -14,6 +14,7 @@ import io.streamtrain.schema.Feature;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.TestExamples;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -112,7 +113,7 @@ class SecuredCommandsIT {
     private record Truth(long records, Map<Long, Long> counts) {}
 
     /** The oracle's truth from what the topic holds: every record once, every feature once per record containing it. */
-    private Truth truth(String topic) throws java.io.IOException {
+    private Truth truth(String topic) throws IOException {
         AvroCodec<Example> codec = AvroCodec.of(Example.class);
         Map<Long, Long> counts = new HashMap<>();
         List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(topic, true, Duration.ofSeconds(60));

@@ -73,10 +73,16 @@ final class ModelSlot implements AutoCloseable {
 
     /** Serves {@code next} from now on; the previous model closes once its requests are done. */
     void replace(ServedModel next) {
-        Lease previous = current.getAndSet(new Lease(next));
-        if (previous != null) {
-            previous.close();
-        }
+        Lease lease = new Lease(next);
+        Lease previous;
+        do {
+            previous = current.get();
+            if (previous == null) {
+                lease.close();
+                throw new IllegalStateException("the server is closed");
+            }
+        } while (!current.compareAndSet(previous, lease));
+        previous.close();
     }
 
     @Override

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -93,6 +92,7 @@ public final class ScoringServer implements AutoCloseable {
     /** The request parsers of one model (its feature mapping decides how a raw line parses). */
     private record Parsers(ServedModel model, ScoreRequests score, InferenceProtocol infer) {}
 
+    /** Takes ownership of {@code model}: it is closed when the server stops, or here if the server cannot start. */
     public ScoringServer(Settings s, ServedModel model, ModelLoader loader) throws IOException {
         this.settings = s;
         this.slot = new ModelSlot(model);
@@ -102,9 +102,31 @@ public final class ScoringServer implements AutoCloseable {
         pool.setName("serve");
         pool.setReservedThreads(0);
         this.server = new Server(pool);
+        this.graceful = new GracefulHandler(new Routes());
+        // Jetty cuts connections to 1 s of idleness when a drain starts; a request in flight keeps the usual bound.
+        graceful.setShutdownIdleTimeout(s.idleTimeout().toMillis());
+        server.setHandler(graceful);
+        server.setStopAtShutdown(false); // serve decides when to stop: after draining
+        try {
+            this.connector = connector(s, server);
+            server.addConnector(connector);
+            server.start();
+        } catch (Exception e) {
+            slot.close();
+            try {
+                server.stop();
+            } catch (Exception ignored) {
+                // nothing started that needs stopping
+            }
+            throw e instanceof IOException io ? io : new IOException("cannot listen on " + s.host() + ":" + s.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static ServerConnector connector(Settings s, Server server) throws IOException {
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
+        ServerConnector connector;
         if (s.tls() == null) {
             connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         } else {
@@ -116,18 +138,7 @@ public final class ScoringServer implements AutoCloseable {
         connector.setPort(s.port());
         connector.setIdleTimeout(s.idleTimeout().toMillis());
         connector.setAcceptQueueSize(1024);
-        server.addConnector(connector);
-        this.graceful = new GracefulHandler(new Routes());
-        // Jetty cuts connections to 1 s of idleness when a drain starts; a request in flight keeps the usual bound.
-        graceful.setShutdownIdleTimeout(s.idleTimeout().toMillis());
-        server.setHandler(graceful);
-        server.setStopAtShutdown(false); // serve decides when to stop: after draining
-        try {
-            server.start();
-        } catch (Exception e) {
-            slot.close();
-            throw new IOException("cannot listen on " + s.host() + ":" + s.port() + ": " + e.getMessage(), e);
-        }
+        return connector;
     }
 
     public int port() {
@@ -217,18 +228,25 @@ public final class ScoringServer implements AutoCloseable {
      */
     public boolean stop(Duration drain) {
         stopping = true;
-        boolean drained = true;
-        try {
-            Graceful.shutdown(server).get(drain.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            drained = false;
+        // Closes the listener and makes the graceful handler count down; idle keep-alive connections
+        // would hold Jetty's own shutdown future open until their idle timeout, so wait for the
+        // requests in flight instead, then close whatever connections are left.
+        Graceful.shutdown(server);
+        long deadline = System.nanoTime() + drain.toNanos();
+        boolean drained;
+        while (!(drained = graceful.getCurrentRequestCount() == 0) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!drained) {
             LOG.warn("{} requests still in flight after {} s; closing anyway", graceful.getCurrentRequestCount(), drain.toSeconds());
-        } catch (Exception e) {
-            drained = false;
-            LOG.warn("draining failed", e);
         }
         try {
-            server.setStopTimeout(1);
+            server.setStopTimeout(0);
             server.stop();
         } catch (Exception e) {
             LOG.warn("stopping the HTTP server failed", e);

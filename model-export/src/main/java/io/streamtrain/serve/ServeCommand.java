@@ -10,8 +10,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -28,7 +26,6 @@ import sun.misc.Signal;
                 + " POST /admin/reload (from this host only). On SIGTERM it stops accepting, answers the requests in flight"
                 + " and exits 0. Prints a metrics line every --report-every while requests arrive.")
 public final class ServeCommand implements Callable<Integer> {
-    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
     /** A body is held in memory whole: past this, one request could take a large part of the heap. */
     static final int MAX_REQUEST_BYTES_LIMIT = 64 << 20;
     static final int MAX_EXAMPLES_LIMIT = 100_000;
@@ -117,26 +114,20 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ScoringServer.Settings settings = settings();
         ServedModel first = open(bundleDir, storeDir);
-        ScoringServer server;
-        try {
-            server = new ScoringServer(settings, first, dir -> open(dir, null));
-        } catch (IOException | RuntimeException e) {
-            first.close();
-            throw e;
-        }
+        ScoringServer server = new ScoringServer(settings, first, dir -> open(dir, null));
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
         System.out.printf("serve: %s model, %d rows, checkpoint %s; listening on %s://%s:%d%n", first.card().modelType(),
                 first.card().contents().rows(), first.card().checkpoint().path(), settings.tls() == null ? "http" : "https",
                 host, server.port());
-        Thread watcher = watchSeconds > 0 ? startWatcher(server, stop) : null;
+        BundleWatcher watcher = watchSeconds > 0 ? new BundleWatcher(bundleDir, Duration.ofSeconds(watchSeconds), server) : null;
         report(server.metrics(), stop);
         System.out.println("serve: stopping: answering what is in flight");
         server.announceStop();
         Thread.sleep(TimeUnit.SECONDS.toMillis(shutdownDelaySeconds));
         if (watcher != null) {
-            watcher.interrupt();
+            watcher.close();
         }
         boolean drained = server.stop(Duration.ofSeconds(drainTimeoutSeconds));
         System.out.println(drained ? "serve: stopped after answering every request" : "serve: stopped with requests unanswered");
@@ -187,37 +178,6 @@ public final class ServeCommand implements Callable<Integer> {
         ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(KafkaConnection.of(bootstrap, kafkaProperties), followTopic));
         System.out.printf("serve: following %s into %s%n", followTopic, storeFor.toAbsolutePath());
         return model;
-    }
-
-    /** Switches bundles when --bundle comes to name another directory (a symlink moved). */
-    private Thread startWatcher(ScoringServer server, CountDownLatch stop) {
-        Thread t = new Thread(() -> {
-            try {
-                Path served = bundleDir.toRealPath();
-                while (!stop.await(watchSeconds, TimeUnit.SECONDS)) {
-                    Path now;
-                    try {
-                        now = bundleDir.toRealPath();
-                    } catch (IOException e) {
-                        continue; // mid-switch: the link is being replaced
-                    }
-                    if (!now.equals(served)) {
-                        try {
-                            server.reload(bundleDir);
-                            served = now;
-                        } catch (Exception e) {
-                            LOG.warn("switching to {} failed; still serving {}: {}", now, served, e.getMessage());
-                            served = now; // do not retry a broken bundle every tick; a new one is noticed again
-                        }
-                    }
-                }
-            } catch (InterruptedException | IOException e) {
-                // stopping, or the first bundle vanished: nothing to watch
-            }
-        }, "serve-watch");
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 
     /** Blocks until asked to stop, printing a metrics line while requests arrive. */

@@ -152,24 +152,44 @@ class ServingOperationsTest {
     }
 
     @Test
-    void aWatchedSymlinkSwitchesBundles() throws Exception {
+    void aWatchedSymlinkSwitchesBundlesAndAnEmptyReloadFollowsIt() throws Exception {
         Path link = dir.resolve("current");
         Files.deleteIfExists(link);
         Files.createSymbolicLink(link, bundleA);
+        try (ScoringServer server = start(ScoringServer.Settings.of("127.0.0.1", 0, 4, 1 << 16, 100, 100), link);
+                BundleWatcher watcher = new BundleWatcher(link, Duration.ofMillis(100), server)) {
+            URI base = URI.create("http://127.0.0.1:" + server.port());
+            HttpClient http = HttpClient.newHttpClient();
+            long key = TestTables.key(7);
+            moveLink(link, bundleB);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (Math.abs(score(http, base, key) - expected(modelB, key)) > 1e-12) {
+                assertTrue(System.nanoTime() < deadline, "the watcher did not switch to the moved link's bundle");
+                Thread.sleep(50);
+            }
+        }
+        moveLink(link, bundleA);
         try (ScoringServer server = start(ScoringServer.Settings.of("127.0.0.1", 0, 4, 1 << 16, 100, 100), link)) {
             URI base = URI.create("http://127.0.0.1:" + server.port());
             HttpClient http = HttpClient.newHttpClient();
             long key = TestTables.key(7);
-            Path next = dir.resolve("current.next");
-            Files.deleteIfExists(next);
-            Files.createSymbolicLink(next, bundleB);
-            Files.move(next, link, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            moveLink(link, bundleB);
             HttpResponse<String> reload = http.send(HttpRequest.newBuilder(base.resolve("/admin/reload"))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, reload.statusCode(), reload.body());
-            double s = JSON.readTree(http.send(score(base, key), HttpResponse.BodyHandlers.ofString()).body()).get("scores").get(0).asDouble();
-            assertEquals(expected(modelB, key), s, 1e-12);
+            assertEquals(expected(modelB, key), score(http, base, key), 1e-12);
         }
+    }
+
+    private static void moveLink(Path link, Path target) throws Exception {
+        Path next = link.resolveSibling(link.getFileName() + ".next");
+        Files.deleteIfExists(next);
+        Files.createSymbolicLink(next, target);
+        Files.move(next, link, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static double score(HttpClient http, URI base, long key) throws Exception {
+        return JSON.readTree(http.send(score(base, key), HttpResponse.BodyHandlers.ofString()).body()).get("scores").get(0).asDouble();
     }
 
     @Test

@@ -4,9 +4,9 @@ import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.ps.message.PullRequest;
 import java.io.Serializable;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -21,6 +21,7 @@ final class BatchEmitter implements Serializable {
     private final KeyGroups keyGroups;
     private final BatchCredits credits;
     private transient Counter batchesEmitted;
+    private transient Consumer<PullRequest> pulls;
 
     BatchEmitter(KeyGroups keyGroups, BatchCredits credits) {
         this.keyGroups = keyGroups;
@@ -29,6 +30,7 @@ final class BatchEmitter implements Serializable {
 
     void open(MetricGroup batcherGroup, TaskAccess task) {
         batchesEmitted = batcherGroup.counter("batchesEmitted");
+        pulls = task.pulls();
         credits.open(batcherGroup, task.mailbox(), task.yieldToMailbox(), task.time(), task.threadName("credits"));
     }
 
@@ -42,12 +44,11 @@ final class BatchEmitter implements Serializable {
         credits.resume();
     }
 
-    void emit(int partition, long seq, List<BatchRecord> records, KeyedProcessFunction<?, ?, ?>.Context ctx,
-              Collector<MiniBatch> out) throws InterruptedException {
+    void emit(int partition, long seq, List<BatchRecord> records, Collector<MiniBatch> out) throws InterruptedException {
         BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, partition, seq, records);
         credits.awaitCredit();
         for (PullRequest pull : assembled.pulls()) {
-            ctx.output(PULLS, pull);
+            pulls.accept(pull);
         }
         credits.sent(partition, seq, assembled.pulls().size());
         out.collect(assembled.batch());

@@ -182,7 +182,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private void cut(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws InterruptedException {
         var records = batch.cut();
         recordsAwaitingBatch -= records.size();
-        emitter.emit(batch.partition(), batch.takeSeq(), records, ctx, out);
+        emitter.emit(batch.partition(), batch.takeSeq(), records, out);
     }
 
     private OpenBatch load(Integer key, int partition, long now) throws Exception {

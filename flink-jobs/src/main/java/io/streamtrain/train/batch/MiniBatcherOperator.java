@@ -2,6 +2,7 @@ package io.streamtrain.train.batch;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * Runs the {@link MiniBatcher} with what only the operator has: before each checkpoint barrier it
@@ -26,7 +27,8 @@ public final class MiniBatcherOperator extends KeyedProcessOperator<Integer, Sou
     @Override
     public void open() throws Exception {
         batcher().runsIn(new TaskAccess(mailbox, this::yieldToMailbox, getProcessingTimeService(),
-                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks()));
+                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
+                pull -> output.collect(BatchEmitter.PULLS, new StreamRecord<>(pull))));
         super.open();
     }
 

@@ -2,6 +2,8 @@ package io.streamtrain.train.batch;
 
 import io.streamtrain.kafka.KafkaConnection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.testing.KafkaFixture;
@@ -107,6 +109,24 @@ class BatchCreditsIT {
             });
             assertEquals(1, loop.credits.waitsRunOut(), "after the notice the wait ran out as usual");
         }
+    }
+
+    /** Flow control that cannot follow its applied topic fails the batcher's start, naming the topic, instead of turning itself off. */
+    @Test
+    void aBatcherWhoseAppliedTopicCannotBeFollowedFailsToOpen() {
+        String missing = "applied-missing-" + System.nanoTime();
+        String examples = "examples-" + System.nanoTime();
+        KafkaConnection connection = kafka.connection();
+        BatchCredits credits = new BatchCredits(connection, missing, 1, CREDIT_WAIT_MS, TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis());
+        Exception e = assertThrows(Exception.class, () -> BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS,
+                BatchSizeRamp.constant(1), 1_000_000, new ExampleValidator(100), 0, examples, new PartitionTail(connection),
+                new PartitionLag(connection, examples, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()), credits,
+                TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis()), 1, 0, null, 0).close());
+        String messages = "";
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            messages += t.getMessage() + "\n";
+        }
+        assertTrue(messages.contains("batch flow control cannot follow the applied topic " + missing), messages);
     }
 
     /** The batcher with flow control at {@code maxInFlight}, its applied topic, and a PS stand-in that announces. */
