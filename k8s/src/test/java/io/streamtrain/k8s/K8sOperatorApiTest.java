@@ -7,10 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamtrain.join.JoinApplication;
+import io.streamtrain.train.BackfillApplication;
 import io.streamtrain.train.TrainingApplication;
+import io.streamtrain.train.TrainingOptions;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.flink.kubernetes.operator.api.FlinkSessionJob;
@@ -110,9 +114,42 @@ class K8sOperatorApiTest {
             URI jar = URI.create(job.getSpec().getJob().getJarURI());
             assertEquals("https", jar.getScheme(), "the operator fetches session jars, by default over https only");
             assertTrue(jar.getPath().endsWith("/streamtrain-job.jar"));
-            assertEquals(TrainingApplication.class.getName(), job.getSpec().getJob().getEntryClass());
+            assertTrue(APPLICATIONS.contains(job.getSpec().getJob().getEntryClass()), job.getSpec().getJob().getEntryClass());
         }
         assertNull(deployment(r, SESSION).getSpec().getJob());
+    }
+
+    /** The job jar's application classes: training, backfill and the joiner. */
+    static final List<String> APPLICATIONS = List.of(TrainingApplication.class.getName(), BackfillApplication.class.getName(),
+            JoinApplication.class.getName());
+
+    @ParameterizedTest
+    @MethodSource("renders")
+    void everyJobOfTheJobJarHasAFlinkDeploymentAndAFlinkSessionJob(Rendered r) {
+        for (String kind : List.of("FlinkDeployment", "FlinkSessionJob")) {
+            List<String> entries = r.ofKind(kind).stream().map(d -> d.path("spec").path("job").path("entryClass").asText())
+                    .filter(e -> !e.isEmpty()).toList();
+            for (String application : APPLICATIONS) {
+                assertTrue(entries.contains(application), r + ": no " + kind + " runs " + application + " (" + entries + ")");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("renders")
+    void aBackfillShipsSuspendedWithItsRangeAndEndsInASavepoint(Rendered r) {
+        for (JsonNode doc : r.flinkResources()) {
+            if (!doc.path("spec").path("job").path("entryClass").asText().equals(BackfillApplication.class.getName())) {
+                continue;
+            }
+            Map<String, String> conf = Rendered.flinkConfiguration(doc);
+            String what = r + ": " + ResourceKinds.describe(doc);
+            assertEquals("suspended", doc.path("spec").path("job").path("state").asText(), what + ": applying the manifests must not start a backfill");
+            assertEquals("savepoint", doc.path("spec").path("job").path("upgradeMode").asText(), what + ": suspending it takes its savepoint");
+            Map<String, String> start = Configuration.fromMap(conf).get(TrainingOptions.START_OFFSETS);
+            Map<String, String> stop = Configuration.fromMap(conf).get(TrainingOptions.STOP_OFFSETS);
+            assertEquals(stop.keySet(), start.keySet(), what + ": the range names every partition at both ends");
+        }
     }
 
     @Test

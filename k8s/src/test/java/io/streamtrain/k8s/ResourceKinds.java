@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
@@ -38,7 +39,7 @@ final class ResourceKinds {
             HorizontalPodAutoscaler.class, PodMonitor.class,
             Namespace.class, ServiceAccount.class, Role.class, RoleBinding.class,
             Deployment.class, Service.class, Job.class, Secret.class, ConfigMap.class,
-            PodDisruptionBudget.class, PersistentVolumeClaim.class);
+            NetworkPolicy.class, PodDisruptionBudget.class, PersistentVolumeClaim.class);
 
     private static final Map<String, Class<? extends HasMetadata>> BY_TYPE = new LinkedHashMap<>();
 

@@ -15,9 +15,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -82,6 +85,19 @@ public final class ExportCommand implements Callable<Integer> {
         return ModelCard.FeatureMapping.of(f.cliName(), m);
     }
 
+    @Option(names = "--jobmanager", paramLabel = "HOST:PORT",
+            description = "Export the running training job of --checkpoint DIR through a savepoint taken for this export (the job"
+                    + " keeps running; the savepoint goes to DIR/" + RequestedSavepoint.DIRECTORY + " and is deleted afterwards):"
+                    + " unlike its newest checkpoint, it cannot be subsumed while it is read, however often the job checkpoints.")
+    String jobManager;
+
+    @Option(names = "--job", paramLabel = "ID",
+            description = "With --jobmanager: the job to take the savepoint of (default: the one running job of the model's name).")
+    String job;
+
+    /** How often the newest checkpoint is read again when the job subsumed (deleted) the one being read. */
+    static final int SUBSUMED_RETRIES = 5;
+
     @Override
     public Integer call() throws Exception {
         if (checkpointDir == null && path == null) {
@@ -90,10 +106,51 @@ public final class ExportCommand implements Callable<Integer> {
         if (bundle == null && out == null) {
             throw new ParameterException(spec.commandLine(), "give --bundle DIR and/or --out FILE");
         }
+        if (jobManager != null && (checkpointDir == null || path != null)) {
+            throw new ParameterException(spec.commandLine(), "--jobmanager exports the running job of --checkpoint DIR: give --checkpoint, not --savepoint");
+        }
+        if (job != null && jobManager == null) {
+            throw new ParameterException(spec.commandLine(), "--job goes with --jobmanager");
+        }
         ModelCard.FeatureMapping cardMapping = cardMapping();
         Path trainDir = checkpointDir != null ? checkpointDir : modelInfoNear(path);
         ModelInfo info = ModelInfo.read(trainDir);
-        Path checkpoint = path != null ? path : LatestCheckpoint.in(checkpointDir);
+        if (jobManager != null) {
+            try (RequestedSavepoint savepoint = RequestedSavepoint.take(jobManagerAddress(), Optional.ofNullable(job).map(JobID::fromHexString),
+                    ModelInfo.jobName(info.name()), new org.apache.flink.core.fs.Path(checkpointDir.toAbsolutePath().toUri()))) {
+                export(Path.of(savepoint.path().toUri()), trainDir, info, cardMapping);
+            }
+            return 0;
+        }
+        if (path != null) {
+            export(path, trainDir, info, cardMapping);
+            return 0;
+        }
+        for (int attempt = 0; ; attempt++) {
+            Path newest = LatestCheckpoint.in(checkpointDir);
+            try {
+                export(newest, trainDir, info, cardMapping);
+                return 0;
+            } catch (Exception e) {
+                if (Files.isDirectory(newest) || attempt >= SUBSUMED_RETRIES) {
+                    throw e;
+                }
+                // The running job subsumed the checkpoint while it was read: a newer one is there.
+                System.err.println("export: " + newest + " was subsumed by a newer checkpoint while it was read; reading the newest"
+                        + " again (--jobmanager reads a savepoint of its own instead)");
+            }
+        }
+    }
+
+    private URI jobManagerAddress() {
+        URI rest = URI.create(jobManager.contains("://") ? jobManager : "http://" + jobManager);
+        if (rest.getHost() == null || rest.getPort() < 0) {
+            throw new ParameterException(spec.commandLine(), "--jobmanager " + jobManager + " is not HOST:PORT (the JobManager's REST address)");
+        }
+        return rest;
+    }
+
+    private void export(Path checkpoint, Path trainDir, ModelInfo info, ModelCard.FeatureMapping cardMapping) throws Exception {
         verify(checkpoint, trainDir);
         if (bundle != null) {
             long started = System.nanoTime();
@@ -106,7 +163,6 @@ public final class ExportCommand implements Callable<Integer> {
         if (out != null) {
             writeJsonLines(checkpoint, info);
         }
-        return 0;
     }
 
     private void writeJsonLines(Path checkpoint, ModelInfo info) throws Exception {

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.util.TemporaryClassLoaderContext;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -105,11 +106,16 @@ public final class PartitionLag implements Serializable, AutoCloseable {
 
     private Admin admin() {
         if (admin == null) {
-            admin = kafka.client()
-                    .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-lag")
-                    .withDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000)
-                    .withDefault(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000)
-                    .admin();
+            // The lag gauge may be read first by the TaskManager's metric query thread, whose context
+            // class loader is Flink's: on a cluster where Kafka comes with the job jar only, Kafka's
+            // config classes would then fail to load their default classes. The job's loader it is.
+            try (TemporaryClassLoaderContext ignored = TemporaryClassLoaderContext.of(PartitionLag.class.getClassLoader())) {
+                admin = kafka.client()
+                        .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-batcher-lag")
+                        .withDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000)
+                        .withDefault(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000)
+                        .admin();
+            }
         }
         return admin;
     }

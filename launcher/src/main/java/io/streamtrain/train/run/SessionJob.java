@@ -21,10 +21,13 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class SessionJob implements TrainingCluster {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+    /** How long the session's JobManager may stay unreachable before the run gives up on it. */
+    static final Duration UNREACHABLE_LIMIT = Duration.ofMinutes(2);
 
     private final SessionTarget target;
     private final FlinkApplication application;
     private JobID job;
+    private long unreachableSince;
 
     public SessionJob(SessionTarget target, FlinkApplication application) {
         this.target = target;
@@ -50,9 +53,19 @@ public final class SessionJob implements TrainingCluster {
     @Override
     public JobStatus status() throws Exception {
         try (JobMonitor monitor = monitor()) {
-            return monitor.state().orElse(JobStatus.INITIALIZING);
+            JobStatus status = monitor.state().orElse(JobStatus.INITIALIZING);
+            unreachableSince = 0;
+            return status;
         } catch (IOException e) {
-            return JobStatus.INITIALIZING; // the JobManager is busy or restarting
+            // The JobManager is busy or restarting; one that stays away is not this run's to wait for.
+            long now = System.nanoTime();
+            if (unreachableSince == 0) {
+                unreachableSince = now;
+            } else if (now - unreachableSince > UNREACHABLE_LIMIT.toNanos()) {
+                throw new IOException("the JobManager at " + target.rest() + " has not answered for " + UNREACHABLE_LIMIT.toMinutes()
+                        + " min (job " + job + "): " + e.getMessage(), e);
+            }
+            return JobStatus.INITIALIZING;
         }
     }
 
