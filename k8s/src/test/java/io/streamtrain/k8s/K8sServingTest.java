@@ -36,18 +36,18 @@ class K8sServingTest {
         return Rendered.all();
     }
 
-    private static Deployment deployment(Rendered r) {
+    static Deployment deployment(Rendered r) {
         return (Deployment) ResourceKinds.bind(r.get("Deployment", SERVING));
     }
 
-    private static Container serve(Deployment d) {
+    static Container serve(Deployment d) {
         List<Container> containers = d.getSpec().getTemplate().getSpec().getContainers();
         assertEquals(1, containers.size());
         return containers.get(0);
     }
 
     /** The container's arguments as serve parses them (the first is the subcommand), $(VAR) expanded as Kubernetes does. */
-    private static CommandLine.ParseResult serveArgs(Container c) {
+    static CommandLine.ParseResult serveArgs(Container c) {
         Map<String, String> env = new java.util.HashMap<>();
         if (c.getEnv() != null) {
             c.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));

@@ -25,18 +25,27 @@ import io.strimzi.api.kafka.model.kafka.listener.GenericKafkaListener;
 import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
 import io.strimzi.api.kafka.model.nodepool.ProcessRoles;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
+import io.streamtrain.join.JoinOptions;
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.train.TopicOptions;
 import io.streamtrain.train.TrainingOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Properties;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
 
-/** Strimzi's Kafka in KRaft mode, its topics, and the topics and brokers the training jobs use. */
+/** Strimzi's Kafka in KRaft mode, its topics, and the topics, brokers and ACLs its clients (jobs, joiners, scoring) use. */
 class K8sStrimziTest {
     static final String CLUSTER_LABEL = "strimzi.io/cluster";
 
@@ -116,22 +125,92 @@ class K8sStrimziTest {
         }
     }
 
+    /** What a Kafka client must be allowed to do on one resource. */
+    private record Need(String type, String name, List<AclOperation> operations) {}
+
     /**
-     * Each training job reaches a listener of the cluster with the security that listener asks for:
+     * A workload that talks to Kafka: the address it connects to, its client properties, the pod
+     * spec that mounts their files, and what its principal must be allowed to do.
+     */
+    private record KafkaClient(String what, String bootstrap, Map<String, String> properties, JsonNode pod, List<Need> needs) {}
+
+    private static final List<AclOperation> READ = List.of(AclOperation.READ, AclOperation.DESCRIBE);
+    private static final List<AclOperation> WRITE = List.of(AclOperation.WRITE, AclOperation.DESCRIBE);
+
+    /** Every Flink job that connects to Kafka (trainers, backfills, joiners) and the scoring Deployment. */
+    private static List<KafkaClient> kafkaClients(Rendered r) {
+        List<KafkaClient> clients = new ArrayList<>();
+        for (JsonNode doc : r.flinkResources()) {
+            Configuration conf = Configuration.fromMap(Rendered.flinkConfiguration(doc));
+            if (!conf.contains(TrainingOptions.BOOTSTRAP)) {
+                continue;
+            }
+            String what = r + ": " + ResourceKinds.describe(doc);
+            List<Need> needs;
+            if (conf.contains(TrainingOptions.TOPIC)) {
+                needs = trainingNeeds(conf);
+            } else if (conf.contains(JoinOptions.OUT_TOPIC)) {
+                needs = joinNeeds(conf);
+            } else {
+                throw new AssertionError(what + ": connects to Kafka, but is neither a training job nor a joiner");
+            }
+            JsonNode deployment = doc.path("kind").asText().equals("FlinkSessionJob")
+                    ? r.get("FlinkDeployment", doc.path("spec").path("deploymentName").asText()) : doc;
+            clients.add(new KafkaClient(what, conf.get(TrainingOptions.BOOTSTRAP),
+                    conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of()),
+                    deployment.path("spec").path("podTemplate").path("spec"), needs));
+        }
+        JsonNode serving = r.get("Deployment", K8sServingTest.SERVING);
+        CommandLine.ParseResult args = K8sServingTest.serveArgs(K8sServingTest.serve(K8sServingTest.deployment(r)));
+        JsonNode pod = serving.path("spec").path("template").path("spec");
+        Path file = args.matchedOptionValue(KafkaClientProperties.OPTION, null);
+        String what = r + ": " + ResourceKinds.describe(serving);
+        clients.add(new KafkaClient(what, args.matchedOptionValue("--bootstrap", ""),
+                file == null ? Map.of() : mountedProperties(r, pod, file, what), pod,
+                List.of(new Need("topic", args.matchedOptionValue("--follow", ""), READ))));
+        return clients;
+    }
+
+    /** A training job's: read its topic, read and write its own topics, read its groups, write its transactional ids. */
+    private static List<Need> trainingNeeds(Configuration conf) {
+        List<Need> needs = new ArrayList<>(List.of(new Need("topic", conf.get(TrainingOptions.TOPIC), READ)));
+        for (NewTopic own : TopicOptions.jobTopics(conf)) {
+            needs.add(new Need("topic", own.name(), List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE)));
+        }
+        for (String group : List.of(TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), TrainingOptions.backfillGroup(conf))) {
+            needs.add(new Need("group", group, READ));
+        }
+        for (String sink : List.of("-dlq", "-updates")) {
+            needs.add(new Need("transactionalId", conf.get(TrainingOptions.NAME) + sink + "-0", WRITE));
+        }
+        return needs;
+    }
+
+    /** A joiner's (JoinJob): read impressions and clicks, write the training topic and its dead letters. */
+    private static List<Need> joinNeeds(Configuration conf) {
+        String name = conf.get(JoinOptions.NAME);
+        return List.of(new Need("topic", conf.get(JoinOptions.IMPRESSIONS_TOPIC), READ),
+                new Need("topic", conf.get(JoinOptions.CLICKS_TOPIC), READ),
+                new Need("topic", conf.get(JoinOptions.OUT_TOPIC), WRITE),
+                new Need("topic", JoinOptions.deadLetterTopic(conf), WRITE),
+                new Need("group", JoinOptions.impressionsGroup(conf), READ),
+                new Need("group", JoinOptions.clicksGroup(conf), READ),
+                new Need("transactionalId", name + "-out-0", WRITE),
+                new Need("transactionalId", name + "-dlq-0", WRITE));
+    }
+
+    /**
+     * Each Kafka client reaches a listener of the cluster with the security that listener asks for:
      * none on a plain one, SASL_SSL with SCRAM-SHA-512 on a SCRAM one, SSL on a TLS one, trusting the
      * cluster CA; and with a password or certificate only through a file a pod mounts.
      */
     @ParameterizedTest
     @MethodSource("renders")
-    void everyTrainingJobConnectsToAListenerWithTheSecurityItAsksFor(Rendered r) {
+    void everyKafkaClientConnectsToAListenerWithTheSecurityItAsksFor(Rendered r) {
         Kafka kafka = kafka(r);
-        for (JsonNode doc : r.flinkResources()) {
-            Configuration conf = Configuration.fromMap(Rendered.flinkConfiguration(doc));
-            if (!conf.contains(TrainingOptions.TOPIC)) {
-                continue;
-            }
-            String what = r + ": " + ResourceKinds.describe(doc);
-            String bootstrap = conf.get(TrainingOptions.BOOTSTRAP);
+        for (KafkaClient c : kafkaClients(r)) {
+            String what = c.what();
+            String bootstrap = c.bootstrap();
             String host = bootstrap.substring(0, bootstrap.lastIndexOf(':'));
             int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
             String service = kafka.getMetadata().getName() + "-kafka-bootstrap";
@@ -139,7 +218,7 @@ class K8sStrimziTest {
             List<GenericKafkaListener> listeners = kafka.getSpec().getKafka().getListeners().stream().filter(l -> l.getPort() == port).toList();
             assertEquals(1, listeners.size(), what + ": no listener on " + port);
             GenericKafkaListener listener = listeners.get(0);
-            Map<String, String> client = conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of());
+            Map<String, String> client = c.properties();
             String protocol = client.getOrDefault("security.protocol", "PLAINTEXT");
             if (listener.getAuth() instanceof KafkaListenerAuthenticationScramSha512) {
                 assertEquals("SASL_SSL", protocol, what);
@@ -154,7 +233,7 @@ class K8sStrimziTest {
             if (listener.isTls()) {
                 assertEquals("PEM", client.get("ssl.truststore.type"), what);
                 String ca = client.get("ssl.truststore.location");
-                assertEquals(kafka.getMetadata().getName() + "-cluster-ca-cert", mountedSecret(r, doc, ca.substring(0, ca.lastIndexOf('/'))),
+                assertEquals(kafka.getMetadata().getName() + "-cluster-ca-cert", mountedSecret(c.pod(), ca.substring(0, ca.lastIndexOf('/')), what),
                         what + ": trusts the cluster CA");
             }
         }
@@ -172,36 +251,27 @@ class K8sStrimziTest {
     }
 
     /**
-     * The KafkaUser whose secret a training job's pods mount allows what the job does, as
-     * docs/security.md lists it: read its topic, read and write its own topics, read its consumer
-     * groups, write its transactional ids; and nothing on the cluster (its topics are KafkaTopics).
+     * The KafkaUser whose secret a Kafka client's pods mount allows what the client does, as
+     * docs/security.md lists it (a training job: read its topic, read and write its own topics, read
+     * its consumer groups, write its transactional ids; a joiner: read impressions and clicks, write
+     * the training topic; scoring: read the model updates); and nothing on the cluster (the topics
+     * are KafkaTopics).
      */
     @ParameterizedTest
     @MethodSource("renders")
-    void everyTrainingJobsKafkaUserAllowsItsTopicsGroupsAndTransactionalIds(Rendered r) {
-        for (JsonNode doc : r.flinkResources()) {
-            Configuration conf = Configuration.fromMap(Rendered.flinkConfiguration(doc));
-            Map<String, String> client = conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of());
-            if (!conf.contains(TrainingOptions.TOPIC) || !client.containsKey("sasl.jaas.config")) {
+    void everyKafkaClientsKafkaUserAllowsItsTopicsGroupsAndTransactionalIds(Rendered r) {
+        for (KafkaClient c : kafkaClients(r)) {
+            String jaas = c.properties().get("sasl.jaas.config");
+            if (jaas == null) {
                 continue;
             }
-            String what = r + ": " + ResourceKinds.describe(doc);
-            String jaas = client.get("sasl.jaas.config");
+            String what = c.what();
             String dir = jaas.substring("${dir:".length(), jaas.lastIndexOf(':'));
-            KafkaUser user = (KafkaUser) ResourceKinds.bind(r.get("KafkaUser", mountedSecret(r, doc, dir)));
+            KafkaUser user = (KafkaUser) ResourceKinds.bind(r.get("KafkaUser", mountedSecret(c.pod(), dir, what)));
             assertTrue(user.getSpec().getAuthentication() instanceof KafkaUserScramSha512ClientAuthentication, what);
             List<AclRule> acls = ((KafkaUserAuthorizationSimple) user.getSpec().getAuthorization()).getAcls();
-            String topic = conf.get(TrainingOptions.TOPIC);
-            String name = conf.get(TrainingOptions.NAME);
-            assertAllowed(acls, "topic", topic, List.of(AclOperation.READ, AclOperation.DESCRIBE), what);
-            for (NewTopic own : TopicOptions.jobTopics(conf)) {
-                assertAllowed(acls, "topic", own.name(), List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE), what);
-            }
-            for (String group : List.of(TrainingOptions.examplesGroup(conf), TrainingOptions.feedbackGroup(conf), TrainingOptions.backfillGroup(conf))) {
-                assertAllowed(acls, "group", group, List.of(AclOperation.READ, AclOperation.DESCRIBE), what);
-            }
-            for (String sink : List.of("-dlq", "-updates")) {
-                assertAllowed(acls, "transactionalId", name + sink + "-0", List.of(AclOperation.WRITE, AclOperation.DESCRIBE), what);
+            for (Need need : c.needs()) {
+                assertAllowed(acls, need.type(), need.name(), need.operations(), what);
             }
             assertTrue(acls.stream().noneMatch(a -> a.getResource() instanceof AclRuleClusterResource), what + ": no cluster rights");
         }
@@ -238,24 +308,41 @@ class K8sStrimziTest {
         return patternType == AclResourcePatternType.PREFIX ? name.startsWith(pattern) : name.equals(pattern) || "*".equals(pattern);
     }
 
-    /** The secret mounted at {@code dir} in the pods that run {@code flinkResource}'s job (a session job's: its session cluster's). */
-    private static String mountedSecret(Rendered r, JsonNode flinkResource, String dir) {
-        JsonNode deployment = flinkResource.path("kind").asText().equals("FlinkSessionJob")
-                ? r.get("FlinkDeployment", flinkResource.path("spec").path("deploymentName").asText()) : flinkResource;
-        JsonNode pod = deployment.path("spec").path("podTemplate").path("spec");
+    /** The volume mounted at {@code dir} in the first container of {@code pod}. */
+    private static JsonNode mountedVolume(JsonNode pod, String dir, String what) {
         String volume = null;
         for (JsonNode mount : pod.path("containers").path(0).path("volumeMounts")) {
             if (mount.path("mountPath").asText().equals(dir)) {
                 volume = mount.path("name").asText();
             }
         }
-        assertTrue(volume != null, r + ": " + ResourceKinds.describe(deployment) + " mounts nothing at " + dir);
+        assertTrue(volume != null, what + ": its pods mount nothing at " + dir);
         for (JsonNode v : pod.path("volumes")) {
             if (v.path("name").asText().equals(volume)) {
-                return v.path("secret").path("secretName").asText();
+                return v;
             }
         }
-        throw new AssertionError(r + ": no volume " + volume);
+        throw new AssertionError(what + ": no volume " + volume);
+    }
+
+    /** The secret mounted at {@code dir} (a session job's: in its session cluster's pods). */
+    private static String mountedSecret(JsonNode pod, String dir, String what) {
+        return mountedVolume(pod, dir, what).path("secret").path("secretName").asText();
+    }
+
+    /** The Kafka client properties in {@code file}, a key of the ConfigMap mounted at its directory. */
+    private static Map<String, String> mountedProperties(Rendered r, JsonNode pod, Path file, String what) {
+        String configMap = mountedVolume(pod, file.getParent().toString(), what).path("configMap").path("name").asText();
+        String text = r.get("ConfigMap", configMap).path("data").path(file.getFileName().toString()).asText();
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(text));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, String> properties = new TreeMap<>();
+        p.stringPropertyNames().forEach(k -> properties.put(k, p.getProperty(k)));
+        return properties;
     }
 
     @Test
