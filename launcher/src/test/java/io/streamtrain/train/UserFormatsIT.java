@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.cli.StreamtrainCli;
 import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.ingest.format.FeatureHashing;
 import io.streamtrain.schema.AvroCodec;
@@ -40,6 +41,8 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import picocli.CommandLine;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +53,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every good record is trained exactly once (the count oracle, with the expected rows computed from
  * the raw values with the mapping's hashing), and every record that does not decode, lacks a mapped
  * field or fails the mapping is in the dead-letter topic with its reason and its original bytes.
+ * {@code backfill} reads such topics the same way, through its command line.
  */
 class UserFormatsIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -85,6 +89,23 @@ class UserFormatsIT {
     void jsonRecordsAreTrainedThroughTheMappingAndBadOnesDeadLettered(@TempDir Path dir) throws Exception {
         String topic = "user-json-" + System.nanoTime();
         Truth truth = new Truth(false);
+        Map<byte[], String> bad = jsonTopic(topic, truth);
+        Configuration conf = job(topic, dir, InputFormat.JSON, mapping(dir, ""));
+        trainAndCheck(conf, dir, truth, bad);
+    }
+
+    /** The same JSON topic through {@code backfill --input-format json --mapping} on the command line. */
+    @Test
+    @Tag("extended")
+    void aBackfillOfJsonRecordsTrainsThroughTheMappingAndDeadLettersBadOnes(@TempDir Path dir) throws Exception {
+        String topic = "user-json-backfill-" + System.nanoTime();
+        Truth truth = new Truth(false);
+        Map<byte[], String> bad = jsonTopic(topic, truth);
+        backfillAndCheck(topic, dir, truth, bad, "--input-format", "json", "--mapping", mapping(dir, "").toString());
+    }
+
+    /** 300 good JSON events and three bad records (their reasons) written to a new topic. */
+    private Map<byte[], String> jsonTopic(String topic, Truth truth) throws Exception {
         Map<byte[], String> bad = new LinkedHashMap<>();
         bad.put(utf8("{\"click\": 1, \"user\": \"u1\""), "unparsable");
         bad.put(utf8("{\"click\": 1, \"user\": \"u1\", \"tags\": []}"), "missing-field");
@@ -95,9 +116,7 @@ class UserFormatsIT {
         }
         records.addAll(bad.keySet());
         produce(topic, records);
-
-        Configuration conf = job(topic, dir, InputFormat.JSON, mapping(dir, ""));
-        trainAndCheck(conf, dir, truth, bad);
+        return bad;
     }
 
     @Test
@@ -123,28 +142,8 @@ class UserFormatsIT {
     void registryFramedAvroAcrossSchemaVersionsIsResolvedToTheReaderSchema(@TempDir Path dir) throws Exception {
         String topic = "user-registry-" + System.nanoTime();
         try (RegistryServer registry = new RegistryServer()) {
-            Schema v1 = new Schema.Parser().parse(V1);
-            Schema v2 = new Schema.Parser().parse(V2);
-            Schema v3 = new Schema.Parser().parse(V3_WITHOUT_AD);
-            int v1Id = registry.register(topic + "-value", V1);
-            int v2Id = registry.register(topic + "-value", V2);
-            int v3Id = registry.register(topic + "-value", V3_WITHOUT_AD);
             Truth truth = new Truth(true);
-            List<byte[]> records = new ArrayList<>();
-            for (Map<String, Object> event : truth.events(200)) {
-                event.remove("price"); // written before the field existed: read with its default, 1.0
-                records.add(framed(v1Id, avro(v1, event)));
-            }
-            for (Map<String, Object> event : truth.events(200)) {
-                records.add(framed(v2Id, avro(v2, event)));
-            }
-            Map<byte[], String> bad = new LinkedHashMap<>();
-            bad.put(avro(v1, Map.of("click", 1, "user", "u1", "ad", "a1", "tags", List.of())), "not-avro"); // no framing
-            bad.put(framed(999, avro(v1, Map.of("click", 1, "user", "u1", "ad", "a1", "tags", List.of()))), "unknown-schema");
-            bad.put(framed(v3Id, avro(v3, Map.of("click", 1, "user", "u1", "tags", List.of()))), "missing-field");
-            records.addAll(bad.keySet());
-            produce(topic, records);
-
+            Map<byte[], String> bad = registryTopic(topic, registry, truth);
             Configuration conf = job(topic, dir, InputFormat.AVRO_REGISTRY,
                     mapping(dir, ", {\"column\": \"price\", \"field\": 3, \"type\": \"numeric\"}"));
             conf.set(TrainingOptions.READER_SCHEMA, write(dir.resolve("ad-event-v2.avsc"), V2).toString());
@@ -155,6 +154,61 @@ class UserFormatsIT {
         }
     }
 
+    /**
+     * {@code backfill --input-format avro-registry --mapping … --schema-registry URL} on the command
+     * line, over the registry topic of {@link #registryFramedAvroAcrossSchemaVersionsIsResolvedToTheReaderSchema}.
+     */
+    @Test
+    void aBackfillOfRegistryFramedAvroTrainsThroughTheMappingAndDeadLettersBadOnes(@TempDir Path dir) throws Exception {
+        String topic = "user-registry-backfill-" + System.nanoTime();
+        try (RegistryServer registry = new RegistryServer()) {
+            Truth truth = new Truth(true);
+            Map<byte[], String> bad = registryTopic(topic, registry, truth);
+            backfillAndCheck(topic, dir, truth, bad, "--input-format", "avro-registry",
+                    "--mapping", mapping(dir, ", {\"column\": \"price\", \"field\": 3, \"type\": \"numeric\"}").toString(),
+                    "--reader-schema", write(dir.resolve("ad-event-v2.avsc"), V2).toString(), "--schema-registry", registry.url());
+        }
+    }
+
+    /**
+     * 200 events written with V1 and 200 with V2, registry-framed, and three bad records (their
+     * reasons): one without framing, one with an unknown schema id, one whose schema lacks a field.
+     */
+    private Map<byte[], String> registryTopic(String topic, RegistryServer registry, Truth truth) throws Exception {
+        Schema v1 = new Schema.Parser().parse(V1);
+        Schema v2 = new Schema.Parser().parse(V2);
+        Schema v3 = new Schema.Parser().parse(V3_WITHOUT_AD);
+        int v1Id = registry.register(topic + "-value", V1);
+        int v2Id = registry.register(topic + "-value", V2);
+        int v3Id = registry.register(topic + "-value", V3_WITHOUT_AD);
+        List<byte[]> records = new ArrayList<>();
+        for (Map<String, Object> event : truth.events(200)) {
+            event.remove("price"); // written before the field existed: read with its default, 1.0
+            records.add(framed(v1Id, avro(v1, event)));
+        }
+        for (Map<String, Object> event : truth.events(200)) {
+            records.add(framed(v2Id, avro(v2, event)));
+        }
+        Map<byte[], String> bad = new LinkedHashMap<>();
+        bad.put(avro(v1, Map.of("click", 1, "user", "u1", "ad", "a1", "tags", List.of())), "not-avro"); // no framing
+        bad.put(framed(999, avro(v1, Map.of("click", 1, "user", "u1", "ad", "a1", "tags", List.of()))), "unknown-schema");
+        bad.put(framed(v3Id, avro(v3, Map.of("click", 1, "user", "u1", "tags", List.of()))), "missing-field");
+        records.addAll(bad.keySet());
+        produce(topic, records);
+        return bad;
+    }
+
+    /** Backfills the whole topic through the command line with the oracle job's settings and {@code formatArgs}, then checks. */
+    private void backfillAndCheck(String topic, Path dir, Truth truth, Map<byte[], String> bad, String... formatArgs) throws Exception {
+        Path out = dir.resolve("backfill");
+        List<String> args = new ArrayList<>(List.of("backfill", "--bootstrap", kafka.bootstrapServers(), "--topic", topic,
+                "--name", topic, "--model", "lr", "--dim", "1", "--optimizer", "count", "--batch-size", "64",
+                "--from", "earliest", "--to", "latest", "--out-savepoint", out.toString()));
+        args.addAll(List.of(formatArgs));
+        assertEquals(0, new CommandLine(new StreamtrainCli()).execute(args.toArray(String[]::new)), "backfill " + args);
+        check(out, topic + ".dlq", truth, bad);
+    }
+
     /** Trains the topic to its end and checks the oracle and the dead letters. */
     private void trainAndCheck(Configuration conf, Path dir, Truth truth, Map<byte[], String> bad) throws Exception {
         Path checkpoints = dir.resolve("checkpoints");
@@ -162,10 +216,15 @@ class UserFormatsIT {
                 Duration.ofSeconds(4), false, System.err));
         System.err.println("summary: " + summary.line());
         assertEquals(bad.size(), summary.deadLetters(), summary.line());
+        check(checkpoints, TrainingOptions.deadLetterTopic(conf), truth, bad);
+    }
+
+    /** The count oracle on the latest checkpoint in {@code checkpoints}, and each bad record dead-lettered once with its reason and bytes. */
+    private void check(Path checkpoints, String deadLetterTopic, Truth truth, Map<byte[], String> bad) throws Exception {
         TestExamples.assertCountedExactlyOnce(CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints)),
                 truth.good, truth.counts);
 
-        List<ConsumerRecord<byte[], byte[]>> dead = kafka.readAll(TrainingOptions.deadLetterTopic(conf), true, Duration.ofSeconds(20));
+        List<ConsumerRecord<byte[], byte[]>> dead = kafka.readAll(deadLetterTopic, true, Duration.ofSeconds(20));
         assertEquals(bad.size(), dead.size(), "each bad record dead-lettered once");
         AvroCodec<DeadLetter> codec = AvroCodec.of(DeadLetter.class);
         List<byte[]> expected = new ArrayList<>(bad.keySet());
