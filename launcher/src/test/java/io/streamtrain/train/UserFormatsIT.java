@@ -62,6 +62,8 @@ class UserFormatsIT {
               {"column": "user", "field": 0, "type": "categorical"},
               {"column": "ad", "field": 1, "type": "categorical"},
               {"column": "tags", "field": 2, "type": "multi"}%s]}""";
+    /** The numeric price of V2, for the mapping of the registry topic. */
+    private static final String PRICE_FEATURE = ", {\"column\": \"price\", \"field\": 3, \"type\": \"numeric\"}";
     private static final String V1 = """
             {"type": "record", "name": "AdEvent", "namespace": "com.example", "fields": [
               {"name": "click", "type": "int"},
@@ -145,7 +147,7 @@ class UserFormatsIT {
             Truth truth = new Truth(true);
             Map<byte[], String> bad = registryTopic(topic, registry, truth);
             Configuration conf = job(topic, dir, InputFormat.AVRO_REGISTRY,
-                    mapping(dir, ", {\"column\": \"price\", \"field\": 3, \"type\": \"numeric\"}"));
+                    mapping(dir, PRICE_FEATURE));
             conf.set(TrainingOptions.READER_SCHEMA, write(dir.resolve("ad-event-v2.avsc"), V2).toString());
             conf.set(TrainingOptions.SCHEMA_REGISTRY_URL, registry.url());
             trainAndCheck(conf, dir, truth, bad);
@@ -165,7 +167,7 @@ class UserFormatsIT {
             Truth truth = new Truth(true);
             Map<byte[], String> bad = registryTopic(topic, registry, truth);
             backfillAndCheck(topic, dir, truth, bad, "--input-format", "avro-registry",
-                    "--mapping", mapping(dir, ", {\"column\": \"price\", \"field\": 3, \"type\": \"numeric\"}").toString(),
+                    "--mapping", mapping(dir, PRICE_FEATURE).toString(),
                     "--reader-schema", write(dir.resolve("ad-event-v2.avsc"), V2).toString(), "--schema-registry", registry.url());
         }
     }
