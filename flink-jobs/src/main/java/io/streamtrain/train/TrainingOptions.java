@@ -112,7 +112,9 @@ public final class TrainingOptions {
                     .intType()
                     .asList()
                     .defaultValues(256, 128, 64)
-                    .withDescription("Deep models: the widths of the MLP's hidden layers (ReLU), input side first; may be empty.");
+                    .withDescription("Deep models: the widths of the MLP's hidden layers (ReLU), input side first; may be empty."
+                            + " As a -D value or a SQL table option it is a Flink list, separated by semicolons"
+                            + " ('256;128;64'); train's --hidden takes commas.");
 
     public static final ConfigOption<Integer> CROSS_LAYERS =
             ConfigOptions.key("streamtrain.train.cross-layers")
