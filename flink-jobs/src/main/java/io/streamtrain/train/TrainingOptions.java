@@ -341,6 +341,18 @@ public final class TrainingOptions {
     }
 
     /** The job's Kafka: its bootstrap servers and the user's client properties. */
+    /**
+     * Adds Kafka client properties over those {@code conf} holds, each under its own key
+     * ({@code streamtrain.kafka.properties.sasl.jaas.config}): a whole-map value would be printed
+     * and checked as one string, and a secret in it would not be hidden.
+     */
+    public static void addKafkaProperties(Configuration conf, Map<String, String> properties) {
+        Map<String, String> merged = new TreeMap<>(conf.getOptional(KAFKA_PROPERTIES).orElse(Map.of()));
+        merged.putAll(properties);
+        conf.removeConfig(KAFKA_PROPERTIES);
+        merged.forEach((key, value) -> conf.setString(KAFKA_PROPERTIES.key() + "." + key, value));
+    }
+
     public static KafkaConnection kafka(Configuration conf) {
         return new KafkaConnection(conf.get(BOOTSTRAP), conf.getOptional(KAFKA_PROPERTIES).orElse(Map.of()));
     }
