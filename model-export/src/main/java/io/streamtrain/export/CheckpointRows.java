@@ -143,6 +143,15 @@ public final class CheckpointRows {
         return rows.get();
     }
 
+    /**
+     * Streams every row through the State Processor API, whatever the state's format: the path export
+     * took before it read state files directly, kept to compare against (bench export, tests).
+     */
+    public static long readThroughStateProcessorApi(Path checkpoint, ModelInfo info, Consumer<ExportedRow> sink) throws Exception {
+        CheckpointFiles.verify(checkpoint);
+        return StateProcessorRows.read(checkpoint, info, sink);
+    }
+
     public static List<ExportedRow> readAll(Path checkpoint, ModelInfo info) throws Exception {
         List<ExportedRow> rows = new ArrayList<>();
         read(checkpoint, info, rows::add);
