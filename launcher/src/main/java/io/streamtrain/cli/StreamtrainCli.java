@@ -1,5 +1,7 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.cluster.FileSystemPlugins;
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.export.ExportCommand;
 import io.streamtrain.export.ScoreCommand;
 import io.streamtrain.ingest.IngestCommand;
@@ -51,6 +53,7 @@ public final class StreamtrainCli implements Runnable {
 
     public static void main(String[] args) throws IOException {
         Path temp = ProcessTempDirectory.install(Path.of(System.getProperty("java.io.tmpdir")));
+        FileSystemPlugins.initialize(FlinkConfFile.load(null, System.getenv()));
         int exit = commandLine().execute(args);
         ScratchDirectory.deleteOrWarn(temp);
         System.exit(exit);
@@ -59,6 +62,8 @@ public final class StreamtrainCli implements Runnable {
     /** The launcher's command line, with its error reporting. */
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new StreamtrainCli());
+        // Every path a command takes may name remote storage (s3://…): ModelStorage resolves it.
+        cli.registerConverter(Path.class, ModelStorage::local);
         cli.setExecutionExceptionHandler(StreamtrainCli::reportFailure);
         return cli;
     }
