@@ -53,10 +53,22 @@ public final class StreamtrainCli implements Runnable {
 
     public static void main(String[] args) throws IOException {
         Path temp = ProcessTempDirectory.install(Path.of(System.getProperty("java.io.tmpdir")));
-        FileSystemPlugins.initialize(FlinkConfFile.load(null, System.getenv()));
+        FileSystemPlugins.initialize(storageConfiguration());
         int exit = commandLine().execute(args);
         ScratchDirectory.deleteOrWarn(temp);
         System.exit(exit);
+    }
+
+    /**
+     * The Flink configuration file's settings for Flink's file systems ({@code s3.*}) of commands
+     * that take no {@code -D} (export, score, serve); a broken file is reported by the command that reads it.
+     */
+    private static org.apache.flink.configuration.Configuration storageConfiguration() {
+        try {
+            return FlinkConfFile.load(null, System.getenv());
+        } catch (IllegalArgumentException e) {
+            return new org.apache.flink.configuration.Configuration();
+        }
     }
 
     /** The launcher's command line, with its error reporting. */

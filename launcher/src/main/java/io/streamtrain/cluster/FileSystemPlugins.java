@@ -9,10 +9,10 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.configuration.ConfigConstants;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.plugin.DefaultPluginManager;
 import org.apache.flink.core.plugin.DirectoryBasedPluginFinder;
-import org.apache.flink.core.plugin.PluginConfig;
 import org.apache.flink.core.plugin.PluginManager;
 
 /**
@@ -28,19 +28,23 @@ import org.apache.flink.core.plugin.PluginManager;
 public final class FileSystemPlugins {
     private FileSystemPlugins() {}
 
+    /** The plugins found, loaded once per process: each initialisation would load them into new class loaders. */
+    private static PluginManager plugins;
+
     /** (Re-)initialises Flink's file systems of this process with {@code conf} and the plugins found. */
-    public static void initialize(Configuration conf) {
-        Optional<Path> dir = directory(System.getenv());
-        PluginManager plugins = null;
-        if (dir.isPresent()) {
-            try {
-                plugins = new DefaultPluginManager(new DirectoryBasedPluginFinder(dir.get()).findPlugins(),
-                        PluginConfig.fromConfiguration(conf).getAlwaysParentFirstPatterns());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read the Flink plugins in " + dir.get() + ": " + e.getMessage(), e);
-            }
+    public static synchronized void initialize(Configuration conf) {
+        if (plugins == null) {
+            plugins = directory(System.getenv()).map(dir -> load(dir, conf)).orElse(null);
         }
         FileSystem.initialize(conf, plugins);
+    }
+
+    private static PluginManager load(Path dir, Configuration conf) {
+        try {
+            return new DefaultPluginManager(new DirectoryBasedPluginFinder(dir).findPlugins(), CoreOptions.getPluginParentFirstLoaderPatterns(conf));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the Flink plugins in " + dir + ": " + e.getMessage(), e);
+        }
     }
 
     /** The plugins directory, if there is one. */

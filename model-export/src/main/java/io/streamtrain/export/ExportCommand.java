@@ -136,7 +136,7 @@ public final class ExportCommand implements Callable<Integer> {
                 export(newest, trainDir, info, cardMapping);
                 return 0;
             } catch (Exception e) {
-                if (Files.isDirectory(newest) || attempt >= SUBSUMED_RETRIES) {
+                if (ModelStorage.isFile(newest.resolve(CheckpointFiles.METADATA)) || attempt >= SUBSUMED_RETRIES) {
                     throw e;
                 }
                 // The running job subsumed the checkpoint while it was read: a newer one is there.

@@ -229,7 +229,11 @@ public final class ModelStorage {
             for (Path file : metadata.filter(p -> p.getFileName().toString().equals(METADATA)).toList()) {
                 if (!present.contains(file.getParent())) {
                     Files.deleteIfExists(file);
-                    Files.deleteIfExists(file.getParent());
+                    try {
+                        Files.deleteIfExists(file.getParent());
+                    } catch (java.nio.file.DirectoryNotEmptyException partial) {
+                        // a copy cut short left its partial file: the directory goes with the next refresh
+                    }
                 }
             }
         }
