@@ -189,7 +189,7 @@ public final class TrainingJob {
         SingleOutputStreamOperator<Push> gradients = batches
                 .keyBy(b -> keyGroups.keyOfPartition(b.sourcePartition), Types.INT)
                 .connect(rows.keyBy(r -> keyGroups.keyOfPartition(r.sourcePartition), Types.INT))
-                .process(new Worker(shape.batchModel(), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW),
+                .process(new Worker(TrainingOptions.batchModel(conf), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW),
                         conf.get(TrainingOptions.METRICS_REPORT_INTERVAL).toMillis()))
                 .uid("streamtrain-worker")
                 .name("worker");

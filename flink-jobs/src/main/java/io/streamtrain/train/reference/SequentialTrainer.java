@@ -57,7 +57,7 @@ public final class SequentialTrainer {
     /** The trainer of the model, optimizers and initial values a job under {@code conf} would train. */
     public static SequentialTrainer of(Configuration conf) {
         ModelShape shape = TrainingOptions.shape(conf);
-        return new SequentialTrainer(shape.batchModel(), OptimizerConfig.from(conf).create(), RowInitializer.from(conf, shape.kind()),
+        return new SequentialTrainer(TrainingOptions.batchModel(conf), OptimizerConfig.from(conf).create(), RowInitializer.from(conf, shape.kind()),
                 DenseParameters.from(conf, shape));
     }
 
