@@ -1,5 +1,6 @@
 package io.streamtrain.join;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
@@ -73,7 +74,7 @@ public final class JoinRun {
     public static Configuration flinkConfiguration(Settings s) {
         Configuration c = new Configuration(s.conf());
         c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
-        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, ModelStorage.uri(s.checkpointDir()).toString());
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
         return RequiredFlinkSettings.apply(c);
     }

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The example scripts of flink-jobs/src/main/sql, as a data engineer runs them: train-ctr.sql
  * trains from Kafka JSON, the checkpoint is exported to a bundle, score-ctr.sql scores candidates
  * with STREAMTRAIN_PREDICT; the scores equal the trainer's own math on the same features and beat
- * chance; and the same scoring statement posted to Flink's SQL Gateway REST API returns the same
+ * chance (for an FM and, with the model switched, a DeepFM); and the same scoring statement posted to Flink's SQL Gateway REST API returns the same
  * scores, while a table with an unknown option is rejected there with the option's name.
  */
 class SqlExamplesIT {
@@ -53,8 +53,35 @@ class SqlExamplesIT {
 
     @Test
     void trainScoreAndGatewayFromTheExampleScripts(@TempDir Path dir) throws Exception {
+        Run run = trainAndScore(Files.readString(SCRIPTS.resolve("train-ctr.sql")), dir);
+        try (Bundle bundle = Bundle.open(dir.resolve("bundle"))) {
+            run.assertScoredBy(LoadedModel.of(bundle), 1e-9, "the trainer's math over the bundle");
+        }
+        try (LocalFlink flink = new LocalFlink(new Configuration(), 1)) {
+            checkGateway(flink.restAddress(), run.defines(), run.rows());
+        }
+    }
+
+    /**
+     * The same script with the table's model switched to DeepFM: STREAMTRAIN_PREDICT over its bundle
+     * equals the trainer's math over the checkpoint within 1e-5.
+     */
+    @Test
+    void aDeepFmTableScoredInSqlEqualsTheTrainersMathOverTheCheckpoint(@TempDir Path dir) throws Exception {
+        String script = Files.readString(SCRIPTS.resolve("train-ctr.sql"));
+        String deep = script.replace("'model' = 'fm',", "'model' = 'deepfm', 'fields' = '3', 'hidden' = '32;16',");
+        assertTrue(!deep.equals(script), "the script names its model");
+        Run run = trainAndScore(deep, dir);
+        assertEquals("deepfm", ModelInfo.read(run.checkpoints()).model());
+        run.assertScoredBy(LoadedModel.load(run.checkpoints()), 1e-5, "the trainer's math over the checkpoint");
+    }
+
+    /** Trains with {@code trainScript} until every click is trained, exports the bundle and scores the candidates with score-ctr.sql. */
+    private Run trainAndScore(String trainScript, Path dir) throws Exception {
         String clicks = "sql-ex-clicks-" + System.nanoTime();
         String candidates = "sql-ex-candidates-" + System.nanoTime();
+        // The table's name names its internal topics: one of its own per run on the shared broker.
+        String model = "ctr_model_" + System.nanoTime();
         kafka.createTopic(clicks, 2);
         kafka.createTopic(candidates, 1);
         Random random = new Random(7);
@@ -73,10 +100,10 @@ class SqlExamplesIT {
         try (LocalFlink flink = new LocalFlink(new Configuration(), 2)) {
             PrintStream log = new PrintStream(new ByteArrayOutputStream(), true);
             List<JobClient> training = new SqlSession(new Configuration(), flink.restAddress(), log)
-                    .run(SqlScript.statements(Files.readString(SCRIPTS.resolve("train-ctr.sql")), defines));
+                    .run(SqlScript.statements(trainScript.replace("ctr_model", model), defines));
             assertEquals(1, training.size());
             try (JobMonitor monitor = new JobMonitor(flink.restAddress(), training.get(0).getJobID())) {
-                SqlRuns.awaitTrained(kafka, monitor, "ctr_model", TRAIN, Duration.ofSeconds(120));
+                SqlRuns.awaitTrained(kafka, monitor, model, TRAIN, Duration.ofSeconds(120));
             }
             training.get(0).cancel().get();
 
@@ -84,27 +111,30 @@ class SqlExamplesIT {
                     ModelCard.FeatureMapping.of(null, ParseOptions.DEFAULT_HASH_BITS), dir.resolve("bundle"), System.err, 1_000_000);
             new SqlSession(new Configuration(), flink.restAddress(), new PrintStream(scores, true))
                     .run(SqlScript.statements(Files.readString(SCRIPTS.resolve("score-ctr.sql")), defines));
+        }
+        List<String> lines = printedRows(scores);
+        assertEquals("user\titem\tdevice\tclicked\tp", lines.get(0));
+        List<String> rows = lines.subList(1, lines.size());
+        assertEquals(CANDIDATES, rows.size(), "one score per candidate");
+        return new Run(checkpoints, defines, rows);
+    }
 
-            List<String> lines = printedRows(scores);
-            assertEquals("user\titem\tdevice\tclicked\tp", lines.get(0));
-            List<String> rows = lines.subList(1, lines.size());
-            assertEquals(CANDIDATES, rows.size(), "one score per candidate");
-            try (Bundle bundle = Bundle.open(dir.resolve("bundle"))) {
-                LoadedModel model = LoadedModel.of(bundle);
-                double[] p = new double[rows.size()];
-                float[] labels = new float[rows.size()];
-                for (int i = 0; i < rows.size(); i++) {
-                    String[] f = rows.get(i).split("\t");
-                    double expected = model.predict(keys(f[0], Long.parseLong(f[1]), f[2]), new float[] {1, 1, 1});
-                    p[i] = Double.parseDouble(f[4]);
-                    labels[i] = Float.parseFloat(f[3]);
-                    assertEquals(expected, p[i], 1e-9, "row " + rows.get(i) + ": SQL score equals the trainer's math");
-                }
-                double auc = Auc.of(p, labels);
-                assertTrue(auc > 0.65, "the SQL-trained model ranks clicks above non-clicks: AUC " + auc);
+    /** A trained table's checkpoints, the scripts' variables and the rows score-ctr.sql printed. */
+    private record Run(Path checkpoints, Map<String, String> defines, List<String> rows) {
+        /** Each SQL score equals {@code model}'s on the same features, and the scores rank clicks above non-clicks. */
+        void assertScoredBy(LoadedModel model, double tolerance, String what) throws Exception {
+            double[] p = new double[rows.size()];
+            float[] labels = new float[rows.size()];
+            for (int i = 0; i < rows.size(); i++) {
+                String[] f = rows.get(i).split("\t");
+                double expected = model.predict(keys(f[0], Long.parseLong(f[1]), f[2]), new float[] {1, 1, 1});
+                p[i] = Double.parseDouble(f[4]);
+                labels[i] = Float.parseFloat(f[3]);
+                assertEquals(expected, p[i], tolerance, "row " + rows.get(i) + ": SQL score equals " + what);
             }
-
-            checkGateway(flink.restAddress(), defines, rows);
+            double auc = Auc.of(p, labels);
+            System.err.printf("%s: SQL scores' AUC %.4f%n", ModelInfo.read(checkpoints).model(), auc);
+            assertTrue(auc > 0.65, "the SQL-trained model ranks clicks above non-clicks: AUC " + auc);
         }
     }
 

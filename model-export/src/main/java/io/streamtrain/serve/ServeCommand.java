@@ -1,5 +1,6 @@
 package io.streamtrain.serve;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaPreflight;
@@ -36,7 +37,8 @@ public final class ServeCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--bundle", required = true, paramLabel = "DIR",
-            description = "A bundle written by export --bundle (a symlink works: reloads follow it).")
+            description = "A bundle written by export --bundle (a symlink works: reloads follow it), or one on s3://…, copied to a"
+                    + " local directory first.")
     Path bundleDir;
 
     @Option(names = "--port", defaultValue = "8080", description = "TCP port, 0 for any free one (default: ${DEFAULT-VALUE}).")
@@ -113,6 +115,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ModelStorage.download(bundleDir); // a bundle on s3://… is served from a local copy: RocksDB opens local files
         ScoringServer.Settings settings = settings();
         ServedModel first = open(bundleDir, storeDir);
         ScoringServer server = new ScoringServer(settings, first, dir -> open(dir, null));
