@@ -28,9 +28,11 @@ class K8sImageTest {
     }
 
     @Test
-    void theImageCopiesTheJobJarTheBuildMakes() {
+    void theImageCopiesTheJobJarTheBuildMakesAndPyTorchsNativesIntoFlinksLib() {
         String jar = ManifestTree.shadedJarName("flink-jobs");
-        assertEquals(List.of(new Dockerfile.Copy("flink-jobs/target/" + jar, "/opt/flink/usrlib/" + jar)),
+        String natives = "pytorch-native-cpu-" + System.getProperty("streamtrain.pytorch.version") + "-linux-x86_64.jar";
+        assertEquals(List.of(new Dockerfile.Copy("flink-jobs/target/" + jar, "/opt/flink/usrlib/" + jar),
+                        new Dockerfile.Copy("flink-jobs/target/cluster-lib/" + natives, "/opt/flink/lib/" + natives)),
                 DOCKERFILE.copies());
     }
 

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -65,16 +64,9 @@ final class ConfigurationSources {
         return conf;
     }
 
-    /**
-     * The {@code --kafka-properties} file's entries over the client properties set so far, each
-     * under its own key ({@code streamtrain.kafka.properties.sasl.jaas.config}): a whole-map value
-     * would be printed and checked as one string, and a secret in it would not be hidden.
-     */
+    /** The {@code --kafka-properties} file's entries over the client properties set so far. */
     private void addKafkaProperties(Configuration conf) {
-        Map<String, String> merged = new TreeMap<>(conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of()));
-        merged.putAll(KafkaClientProperties.load(kafkaProperties));
-        conf.removeConfig(TrainingOptions.KAFKA_PROPERTIES);
-        merged.forEach((key, value) -> conf.setString(TrainingOptions.KAFKA_PROPERTIES.key() + "." + key, value));
+        TrainingOptions.addKafkaProperties(conf, KafkaClientProperties.load(kafkaProperties));
     }
 
     /** The retained checkpoints of a local run: the configured directory, or {@code fallback}. */

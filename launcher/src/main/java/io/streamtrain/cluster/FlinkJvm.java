@@ -53,6 +53,10 @@ final class FlinkJvm {
         command.addAll(JAVA_17_OPENS);
         command.add("-Dlog.file=" + layout.logFile(name));
         command.add("-Dlog4j.configurationFile=" + layout.confDir().resolve(ClusterConfig.LOG4J_FILE));
+        for (String djl : List.of("DJL_CACHE_DIR", "ENGINE_CACHE_DIR", "ai.djl.offline")) {
+            // PyTorch's natives, unpacked once (~430 MB) where this JVM has them, not again per TaskManager.
+            Optional.ofNullable(System.getProperty(djl)).ifPresent(value -> command.add("-D" + djl + "=" + value));
+        }
         command.add("-cp");
         command.add(classPath(layout));
         command.add(mainClass);

@@ -159,14 +159,14 @@ public final class CheckpointFiles {
     }
 
     /** The local file behind {@code handle}, or null when it is inline in _metadata or on a remote file system. */
-    private static Path localPath(StreamStateHandle handle) {
+    static Path localPath(StreamStateHandle handle) {
         if (handle instanceof FileStateHandle file && "file".equals(file.getFilePath().toUri().getScheme())) {
             return Path.of(file.getFilePath().toUri());
         }
         return null;
     }
 
-    private static CheckpointMetadata metadata(Path dir) throws IOException {
+    static CheckpointMetadata metadata(Path dir) throws IOException {
         Path file = dir.resolve(METADATA);
         if (!ModelStorage.isFile(file)) {
             throw new DamagedCheckpointException(dir, file, "is missing", null);

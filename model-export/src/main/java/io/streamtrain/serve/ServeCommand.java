@@ -3,6 +3,7 @@ package io.streamtrain.serve;
 import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaPreflight;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -178,7 +179,9 @@ public final class ServeCommand implements Callable<Integer> {
         Path real = bundle.toRealPath();
         Path storeFor = store != null ? store
                 : (storeDir != null ? storeDir.resolveSibling(real.getFileName() + ".store") : real.resolveSibling(real.getFileName() + ".store"));
-        ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(KafkaConnection.of(bootstrap, kafkaProperties), followTopic));
+        KafkaConnection kafka = KafkaConnection.of(bootstrap, kafkaProperties);
+        KafkaPreflight.check(kafka);
+        ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(kafka, followTopic));
         System.out.printf("serve: following %s into %s%n", followTopic, storeFor.toAbsolutePath());
         return model;
     }

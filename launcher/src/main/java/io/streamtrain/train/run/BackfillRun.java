@@ -5,6 +5,7 @@ import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaOutage;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
@@ -59,6 +60,7 @@ public final class BackfillRun {
         String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
         PrintStream out = s.progress();
         TrainingSummary summary;
+        KafkaPreflight.check(connection);
         try (KafkaProgress kafka = new KafkaProgress(connection)) {
             if (!kafka.topicExists(topic)) {
                 throw new IllegalArgumentException("topic " + topic + " does not exist: nothing to backfill");

@@ -7,6 +7,7 @@ import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaOutage;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.RequiredFlinkSettings;
@@ -129,6 +130,7 @@ public final class TrainingRun {
                     + " is a file, not a directory: give --checkpoint-dir a directory (it is created if missing)");
         }
 
+        KafkaPreflight.check(connection);
         try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(topic, 4));
             kafka.ensureJobTopics(conf);
