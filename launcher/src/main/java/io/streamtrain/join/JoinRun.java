@@ -110,7 +110,7 @@ public final class JoinRun {
             try (TrainingCluster flink = s.session() != null
                     ? new SessionJob(s.session(), FlinkApplication.JOIN)
                     : new LocalFlink(conf, s.parallelism(), FlinkApplication.JOIN)) {
-                log.println("join: " + resumeFrom.map(p -> "resuming from " + p).orElse("fresh start") + ", " + impressions
+                log.println("join: " + resumeFrom.map(p -> "resuming from " + ModelStorage.location(p)).orElse("fresh start") + ", " + impressions
                         + " + " + clicks + " -> " + out + " (dead letters: " + deadLetters + "), window "
                         + conf.get(JoinOptions.WINDOW) + (untilEnd ? ", until the current end of input" : ""));
                 flink.start(conf, resumeFrom, Map.of());

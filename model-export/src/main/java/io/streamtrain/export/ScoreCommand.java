@@ -64,7 +64,7 @@ public final class ScoreCommand implements Callable<Integer> {
         if (source.bundle != null) {
             try (Bundle bundle = Bundle.open(ModelStorage.download(source.bundle)); DjlScorer djl = DjlScorer.open(bundle)) {
                 ModelCard.FeatureMapping mapping = bundle.card().mapping();
-                System.err.println("score: " + bundle.card().modelType() + " bundle " + source.bundle + " on " + djl.engine());
+                System.err.println("score: " + bundle.card().modelType() + " bundle " + ModelStorage.location(source.bundle) + " on " + djl.engine());
                 LineParser parser = format == null && hashBits == null
                         ? mapping.parser(ParseOptions.defaults(file.toString()))
                         : parser(format != null ? format : mapping.inputFormat(), hashBits != null ? hashBits : mapping.hashBits());

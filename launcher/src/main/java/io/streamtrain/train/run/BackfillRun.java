@@ -95,7 +95,7 @@ public final class BackfillRun {
             try (TrainingCluster flink = s.openCluster(conf, FlinkApplication.BACKFILL);
                     MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("backfill: " + topic + " offsets " + range.from() + " to " + range.to() + " (" + range.size()
-                        + " offsets), " + restore.map(p -> "continuing " + p).orElse("fresh model"));
+                        + " offsets), " + restore.map(p -> "continuing " + ModelStorage.location(p)).orElse("fresh model"));
                 flink.start(conf, restore, feedbackFrom);
                 out.println("backfill: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
                 KafkaOutage outage = new KafkaOutage("backfill", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));

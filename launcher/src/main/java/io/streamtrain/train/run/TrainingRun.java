@@ -165,7 +165,7 @@ public final class TrainingRun {
             Duration idle = effectiveIdle(s, conf);
             try (TrainingCluster flink = s.openCluster(conf, FlinkApplication.TRAINING);
                     MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
-                out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
+                out.println("train: " + (resumeFrom.map(p -> "resuming from " + ModelStorage.location(p)).orElse("fresh start"))
                         + ", topic " + topic + ", checkpoints in " + ModelStorage.uri(s.checkpointDir()));
                 flink.start(conf, resumeFrom, feedbackFrom);
                 out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
