@@ -1,5 +1,6 @@
 package io.streamtrain.export;
 
+import io.streamtrain.contract.ModelStorage;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.bundle.BundleWriter;
@@ -116,13 +117,16 @@ public final class ExportCommand implements Callable<Integer> {
         if (job != null && jobManager == null) {
             throw new ParameterException(spec.commandLine(), "--job goes with --jobmanager");
         }
+        if ((bundle != null && ModelStorage.isRemote(bundle)) || (out != null && ModelStorage.isRemote(out))) {
+            throw new ParameterException(spec.commandLine(), "--bundle and --out are written locally; copy them to remote storage afterwards");
+        }
         ModelCard.FeatureMapping cardMapping = cardMapping();
         Path trainDir = checkpointDir != null ? checkpointDir : modelInfoNear(path);
         ModelInfo info = ModelInfo.read(trainDir);
         if (jobManager != null) {
             try (RequestedSavepoint savepoint = RequestedSavepoint.take(jobManagerAddress(), Optional.ofNullable(job).map(JobID::fromHexString),
-                    ModelInfo.jobName(info.name()), new org.apache.flink.core.fs.Path(checkpointDir.toAbsolutePath().toUri()))) {
-                export(Path.of(savepoint.path().toUri()), trainDir, info, cardMapping);
+                    ModelInfo.jobName(info.name()), ModelStorage.flinkPath(checkpointDir))) {
+                export(ModelStorage.local(savepoint.path().toString()), trainDir, info, cardMapping);
             }
             return 0;
         }
@@ -136,7 +140,7 @@ public final class ExportCommand implements Callable<Integer> {
                 export(newest, trainDir, info, cardMapping);
                 return 0;
             } catch (Exception e) {
-                if (Files.isDirectory(newest) || attempt >= SUBSUMED_RETRIES) {
+                if (ModelStorage.isFile(newest.resolve(CheckpointFiles.METADATA)) || attempt >= SUBSUMED_RETRIES) {
                     throw e;
                 }
                 // The running job subsumed the checkpoint while it was read: a newer one is there.
@@ -256,10 +260,10 @@ public final class ExportCommand implements Callable<Integer> {
     }
 
     /** A checkpoint is DIR/job/chk-N with DIR/model.json; a savepoint may carry one of its own. */
-    private Path modelInfoNear(Path p) {
+    private Path modelInfoNear(Path p) throws IOException {
         Path dir = p.toAbsolutePath();
         for (int up = 0; up <= 2 && dir != null; up++, dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve(ModelInfo.FILE))) {
+            if (ModelStorage.isFile(dir.resolve(ModelInfo.FILE))) {
                 return dir;
             }
         }

@@ -1,6 +1,7 @@
 package io.streamtrain.export;
 
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.ps.ChangedRows;
 import io.streamtrain.ps.PsState;
 import io.streamtrain.ps.row.EmbeddingRow;
@@ -44,7 +45,7 @@ final class StateProcessorRows {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         Duration ttl = info.rowTtlMs() > 0 ? Duration.ofMillis(info.rowTtlMs()) : null;
-        SavepointReader savepoint = SavepointReader.read(env, checkpoint.toUri().toString(), new EmbeddedRocksDBStateBackend(true));
+        SavepointReader savepoint = SavepointReader.read(env, ModelStorage.uri(checkpoint).toString(), new EmbeddedRocksDBStateBackend(true));
         Map<Long, ExportedRow> changed = changedRows(savepoint);
         long n = 0;
         try (CloseableIterator<ExportedRow> rows = savepoint
