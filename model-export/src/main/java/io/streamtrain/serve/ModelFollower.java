@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
 public final class ModelFollower implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelFollower.class);
     private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration REACH_CHECK = Duration.ofSeconds(1);
+    /** How long a lag stays known without Kafka answering: beyond it, readiness cannot vouch for the rows served. */
+    static final Duration LAG_VALID = Duration.ofSeconds(10);
 
     private final Bundle store;
     private final String topic;
@@ -52,6 +55,13 @@ public final class ModelFollower implements AutoCloseable {
     private volatile long lastAppliedAt = -1;
     private volatile String failure;
     private volatile long lag = -1; // records behind the topic's end after the last poll; -1 before the first
+    /**
+     * When Kafka last answered for the followed partitions (System.nanoTime), -1 before it first did.
+     * A poll that returns nothing does not say whether the broker is there: without this, a server
+     * whose broker is gone would go on reporting its last lag, and ready, indefinitely.
+     */
+    private volatile long reachedAt = -1;
+    private long nextReachCheck;
     private volatile boolean running = true;
 
     public ModelFollower(KafkaConnection kafka, String topic, Bundle store) {
@@ -99,6 +109,7 @@ public final class ModelFollower implements AutoCloseable {
                     }
                     checkCaughtUp();
                     lag = currentLag();
+                    confirmReachable();
                     outage.reachable();
                 } catch (WakeupException e) {
                     throw e;
@@ -154,6 +165,17 @@ public final class ModelFollower implements AutoCloseable {
         LOG.info("caught up with {}: {} rows updated", topic, updatesApplied.get());
     }
 
+    /** At most once a {@link #REACH_CHECK}: asks the broker for the partitions' end offsets; throws when it does not answer. */
+    private void confirmReachable() {
+        long now = System.nanoTime();
+        if (now < nextReachCheck) {
+            return;
+        }
+        consumer.endOffsets(consumer.assignment(), REACH_CHECK.multipliedBy(2));
+        reachedAt = System.nanoTime();
+        nextReachCheck = reachedAt + REACH_CHECK.toNanos();
+    }
+
     /** Records the consumer knows it is behind (last stable offset minus position), or -1 while unknown. */
     private long currentLag() {
         long total = 0;
@@ -167,9 +189,13 @@ public final class ModelFollower implements AutoCloseable {
         return total;
     }
 
-    /** Records behind the topic after the last poll, or -1 before the first poll that told. */
+    /**
+     * Records behind the topic after the last poll, or -1 when not known: before the first poll that
+     * told, or when Kafka has not answered for {@link #LAG_VALID} (broker gone, topic deleted).
+     */
     public long lag() {
-        return lag;
+        long reached = reachedAt;
+        return reached < 0 || System.nanoTime() - reached > LAG_VALID.toNanos() ? -1 : lag;
     }
 
     /** Why following stopped, or null while it runs. */
@@ -204,7 +230,7 @@ public final class ModelFollower implements AutoCloseable {
         s.put("lastAppliedAt", lastAppliedAt);
         s.put("freshnessP50Ms", stats.size() == 0 ? null : stats.getQuantile(0.5));
         s.put("freshnessP99Ms", stats.size() == 0 ? null : stats.getQuantile(0.99));
-        s.put("lag", lag);
+        s.put("lag", lag());
         s.put("failure", failure);
         return s;
     }

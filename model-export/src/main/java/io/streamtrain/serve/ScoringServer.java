@@ -180,7 +180,8 @@ public final class ScoringServer implements AutoCloseable {
         }
         long lag = f.lag();
         if (lag < 0 || lag > maxLag) {
-            return "model updates lag " + (lag < 0 ? "not known yet" : lag + " records") + " (ready at most " + maxLag + ")";
+            return "model updates lag " + (lag < 0 ? "not known (Kafka has not answered yet, or not lately)" : lag + " records")
+                    + " (ready at most " + maxLag + ")";
         }
         return null;
     }
