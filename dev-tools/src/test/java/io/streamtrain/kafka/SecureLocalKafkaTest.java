@@ -100,6 +100,19 @@ class SecureLocalKafkaTest {
         assertFastAndNamed(t0, e, "security.protocol is SASL_PLAINTEXT");
     }
 
+    /** TLS that the listener accepts, but no SASL: the broker disconnects it as it does a plaintext client; the pre-flight names SASL. */
+    @Test
+    void tlsWithoutSaslCredentialsFailsWithinSecondsNamingSasl() {
+        Map<String, String> noSasl = new HashMap<>(kafka.connection().clientProperties());
+        noSasl.keySet().removeIf(k -> k.startsWith("sasl."));
+        noSasl.put("security.protocol", "SSL");
+        KafkaConnection client = new KafkaConnection(kafka.bootstrapServers(), noSasl);
+        long t0 = System.nanoTime();
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaPreflight.check(client));
+        assertFastAndNamed(t0, e, "its listener wants SASL authentication");
+        assertTrue(e.getMessage().contains("security.protocol is SSL") && e.getMessage().contains("security.protocol=SASL_SSL"), e.getMessage());
+    }
+
     /** Nobody listening is an outage, not a misconfiguration: the pre-flight leaves it to the callers, who wait for Kafka or time out. */
     @Test
     void aBrokerThatIsDownIsLeftToTheCallersOutageHandling() throws Exception {
