@@ -111,6 +111,19 @@ public final class TestExamples {
         return conf;
     }
 
+    /** The count oracle on an FM of dim 4 over {@code topic}, 64-example batches, reaching the fixture's broker. */
+    static Configuration fmOracleJob(KafkaFixture kafka, String topic) {
+        Configuration conf = connect(new Configuration(), kafka);
+        conf.set(TrainingOptions.TOPIC, topic);
+        conf.set(TrainingOptions.NAME, topic);
+        conf.set(TrainingOptions.MODEL, ModelKind.FM);
+        conf.set(TrainingOptions.BATCH_SIZE, 64);
+        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
+        conf.set(PsOptions.DIM, 4);
+        conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
+        return conf;
+    }
+
     static Configuration oracleJob(String bootstrap, String topic) {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
