@@ -93,16 +93,16 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
     private Integer run(Path dir) throws Exception {
         List<String> table = new ArrayList<>();
         table.add("| checkpoint interval | probes seen | probes missing | freshness p50 ms | p90 ms | p99 ms | max ms "
-                + "| gradient staleness p50 ms | staleness p99 ms |");
-        table.add("|---|---|---|---|---|---|---|---|---|");
+                + "| gradient staleness p50 ms | staleness p99 ms | applied to served p50 ms | applied to served p99 ms |");
+        table.add("|---|---|---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             for (Duration interval : intervals) {
                 Probes probes = run(kafka.bootstrapServers(), dir, interval);
                 long[] ms = probes.freshnessMs();
                 Arrays.sort(ms);
-                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %.0f | %.0f |", interval.toMillis(), ms.length,
+                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %.0f | %.0f |", interval.toMillis(), ms.length,
                         probes.missing(), quantile(ms, 0.5), quantile(ms, 0.9), quantile(ms, 0.99), ms.length == 0 ? -1 : ms[ms.length - 1],
-                        probes.stalenessP50Ms(), probes.stalenessP99Ms()));
+                        probes.stalenessP50Ms(), probes.stalenessP99Ms(), probes.servedP50Ms(), probes.servedP99Ms()));
             }
         }
         System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s, probes every 250 ms for %d s after %d s warm-up,"
@@ -111,8 +111,12 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Freshness of each probe seen; the PS's gradient staleness, the median of its per-second p50 and p99 over the measured seconds. */
-    private record Probes(long[] freshnessMs, int missing, double stalenessP50Ms, double stalenessP99Ms) {}
+    /**
+     * Freshness of each probe seen; the PS's gradient staleness, the median of its per-second p50 and p99 over the measured
+     * seconds; and the follower's own part, from the PS applying an update to the store holding it (its last 4096 updates).
+     */
+    private record Probes(long[] freshnessMs, int missing, double stalenessP50Ms, double stalenessP99Ms,
+                          double servedP50Ms, double servedP99Ms) {}
 
     private Probes run(String bootstrap, Path dir, Duration interval) throws Exception {
         String topic = "fresh-" + interval.toMillis();
@@ -143,6 +147,7 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         Map<Long, Long> sentAt = new HashMap<>();
         List<Long> measured = new ArrayList<>();
         int missing;
+        Map<String, Object> followed;
         // The warm-up counts from the first update served: until then the job is still starting.
         long measureFrom = Long.MAX_VALUE;
         long end = Long.MAX_VALUE;
@@ -190,6 +195,7 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                 Thread.sleep(1);
             }
             missing = sentAt.size();
+            followed = follower.status();
         } finally {
             training.interrupt();
             training.join(60_000);
@@ -197,7 +203,12 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         List<RunTimeline.Point> points = RunTimeline.of(MetricsTopic.readToEnd(kafka, TrainingOptions.metricsTopic(conf),
                 Duration.ofSeconds(30)).records()).points().stream().filter(p -> p.second() >= warmup).toList();
         return new Probes(measured.stream().mapToLong(Long::longValue).toArray(), missing,
-                median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms));
+                median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms),
+                millis(followed.get("freshnessP50Ms")), millis(followed.get("freshnessP99Ms")));
+    }
+
+    private static double millis(Object quantile) {
+        return quantile instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
     private static double median(List<RunTimeline.Point> points, ToDoubleFunction<RunTimeline.Point> series) {
