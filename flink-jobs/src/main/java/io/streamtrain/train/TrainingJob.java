@@ -176,7 +176,7 @@ public final class TrainingJob {
                 .transform("parameter-server", TypeInformation.of(PulledRows.class), new ParameterServerOperator(new ParameterServer(
                         OptimizerConfig.from(conf),
                         RowInitializer.from(conf, shape.kind()),
-                        DenseParameters.from(conf, shape),
+                        DenseParameters.from(conf, shape, conf.get(TrainingOptions.BATCH_SIZE)),
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),
@@ -189,7 +189,7 @@ public final class TrainingJob {
         SingleOutputStreamOperator<Push> gradients = batches
                 .keyBy(b -> keyGroups.keyOfPartition(b.sourcePartition), Types.INT)
                 .connect(rows.keyBy(r -> keyGroups.keyOfPartition(r.sourcePartition), Types.INT))
-                .process(new Worker(shape.batchModel(), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW),
+                .process(new Worker(TrainingOptions.batchModel(conf), keyGroups, conf.get(TrainingOptions.VALIDATION_WINDOW),
                         conf.get(TrainingOptions.METRICS_REPORT_INTERVAL).toMillis()))
                 .uid("streamtrain-worker")
                 .name("worker");

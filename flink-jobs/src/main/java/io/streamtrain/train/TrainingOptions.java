@@ -4,10 +4,13 @@ import static io.streamtrain.options.OptionRule.above;
 import static io.streamtrain.options.OptionRule.atLeast;
 
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.model.BatchModel;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.model.ModelShape;
+import io.streamtrain.model.deep.DeepModel;
 import io.streamtrain.options.OptionRule;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.train.dense.DenseEngine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -112,13 +115,27 @@ public final class TrainingOptions {
                     .intType()
                     .asList()
                     .defaultValues(256, 128, 64)
-                    .withDescription("Deep models: the widths of the MLP's hidden layers (ReLU), input side first; may be empty.");
+                    .withDescription("Deep models: the widths of the MLP's hidden layers (ReLU), input side first; may be empty."
+                            + " As a -D value or a SQL table option it is a Flink list, separated by semicolons"
+                            + " ('256;128;64'); train's --hidden takes commas.");
 
     public static final ConfigOption<Integer> CROSS_LAYERS =
             ConfigOptions.key("streamtrain.train.cross-layers")
                     .intType()
                     .defaultValue(2)
                     .withDescription("dcn: the cross layers x_{l+1} = x0 * (W_l x_l + b_l) + x_l beside the MLP. Other models refuse it.");
+
+    public static final ConfigOption<DenseEngine> DENSE_ENGINE =
+            ConfigOptions.key("streamtrain.train.dense-engine")
+                    .enumType(DenseEngine.class)
+                    .defaultValue(DenseEngine.PYTORCH)
+                    .withDescription(
+                            "Deep models: what runs the dense tower's forward and backward pass on the worker. pytorch:"
+                                    + " PyTorch through DJL, its autograd giving the dense and the input embeddings' gradients,"
+                                    + " one intra-op thread per slot, offline CPU natives from the TaskManagers' class path"
+                                    + " (the image's Flink lib/, the launcher's jar locally; docs/ARCHITECTURE.md, \"Deep"
+                                    + " models\"). java: the pure-Java kernel, the parity reference, about a tenth as fast on a"
+                                    + " 256-128-64 tower (docs/benchmarks.md) but needing no natives.");
 
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamtrain.train.batch-size")
@@ -321,6 +338,12 @@ public final class TrainingOptions {
                 kind == ModelKind.DCN ? conf.get(CROSS_LAYERS) : 0);
     }
 
+    /** The batch math the worker trains {@code conf}'s model with: a deep model's tower on {@link #DENSE_ENGINE}. */
+    public static BatchModel batchModel(ReadableConfig conf) {
+        ModelShape shape = shape(conf);
+        return shape.kind().isDeep() ? new DeepModel(shape, conf.get(DENSE_ENGINE).kernels()) : shape.batchModel();
+    }
+
     /** Partition → offset from a map option's string pairs. */
     public static Map<Integer, Long> partitionOffsets(Map<String, String> pairs) {
         Map<Integer, Long> result = new TreeMap<>();
@@ -342,6 +365,18 @@ public final class TrainingOptions {
     }
 
     /** The job's Kafka: its bootstrap servers and the user's client properties. */
+    /**
+     * Adds Kafka client properties over those {@code conf} holds, each under its own key
+     * ({@code streamtrain.kafka.properties.sasl.jaas.config}): a whole-map value would be printed
+     * and checked as one string, and a secret in it would not be hidden.
+     */
+    public static void addKafkaProperties(Configuration conf, Map<String, String> properties) {
+        Map<String, String> merged = new TreeMap<>(conf.getOptional(KAFKA_PROPERTIES).orElse(Map.of()));
+        merged.putAll(properties);
+        conf.removeConfig(KAFKA_PROPERTIES);
+        merged.forEach((key, value) -> conf.setString(KAFKA_PROPERTIES.key() + "." + key, value));
+    }
+
     public static KafkaConnection kafka(Configuration conf) {
         return new KafkaConnection(conf.get(BOOTSTRAP), conf.getOptional(KAFKA_PROPERTIES).orElse(Map.of()));
     }

@@ -28,9 +28,11 @@ class K8sImageTest {
     }
 
     @Test
-    void theImageCopiesTheJobJarTheBuildMakes() {
+    void theImageCopiesTheJobJarTheBuildMakesAndPyTorchsNativesIntoFlinksLib() {
         String jar = ManifestTree.shadedJarName("flink-jobs");
-        assertEquals(List.of(new Dockerfile.Copy("flink-jobs/target/" + jar, "/opt/flink/usrlib/" + jar)),
+        String natives = "pytorch-native-cpu-" + System.getProperty("streamtrain.pytorch.version") + "-linux-x86_64.jar";
+        assertEquals(List.of(new Dockerfile.Copy("flink-jobs/target/" + jar, "/opt/flink/usrlib/" + jar),
+                        new Dockerfile.Copy("flink-jobs/target/cluster-lib/" + natives, "/opt/flink/lib/" + natives)),
                 DOCKERFILE.copies());
     }
 
@@ -69,7 +71,7 @@ class K8sImageTest {
                     plugins = var.path("value").asText();
                 }
             }
-            assertEquals("flink-s3-fs-presto-" + FLINK_VERSION + ".jar", plugins, r + ": " + ResourceKinds.describe(doc));
+            assertEquals("flink-s3-fs-hadoop-" + FLINK_VERSION + ".jar", plugins, r + ": " + ResourceKinds.describe(doc));
         }
     }
 }

@@ -1,9 +1,10 @@
 package io.streamtrain.cli;
 
-import io.streamtrain.djl.DjlDenseTower;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.model.ModelShape;
 import io.streamtrain.model.deep.DenseTower;
+import io.streamtrain.model.deep.TowerKernel;
+import io.streamtrain.train.dense.TorchTower;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code streamtrain bench dense}: the compute of a deep model's dense tower alone, one thread, no
  * Flink, no Kafka: examples/s of its forward and backward pass over random inputs, per model,
- * engine (the pure-Java kernel the job uses, or PyTorch through DJL) and batch size.
+ * engine (PyTorch through DJL, which the job trains with, or the pure-Java kernel) and batch size.
  */
 @Command(name = "dense", mixinStandardHelpOptions = true,
         description = "Examples/s of a deep model's dense tower, forward and backward, alone (one thread, random inputs), per model, "
@@ -43,8 +44,8 @@ public final class DenseBenchCommand implements Callable<Integer> {
     int seconds;
 
     @Option(names = "--engines", split = ",", defaultValue = "java,djl",
-            description = "java: the pure-Java kernel the job trains with; djl: PyTorch through DJL with its autograd, one intra-op "
-                    + "thread (default: ${DEFAULT-VALUE}).")
+            description = "java: the pure-Java kernel (the parity reference); djl: PyTorch through DJL with its autograd, one "
+                    + "intra-op thread, the kernel the job trains with (default: ${DEFAULT-VALUE}).")
     List<String> engines;
 
     @Override
@@ -56,9 +57,9 @@ public final class DenseBenchCommand implements Callable<Integer> {
         for (ModelKind kind : models) {
             ModelShape shape = new ModelShape(kind, dim, fields, hidden, kind == ModelKind.DCN ? crossLayers : 0);
             for (String engine : engines) {
-                try (TowerStep step = step(engine, shape)) {
+                try (TowerKernel kernel = kernel(engine, shape)) {
                     for (int batch : batchSizes) {
-                        double rate = measure(shape, batch, step);
+                        double rate = measure(shape, batch, kernel);
                         System.out.printf(Locale.ROOT, "| %s | %s | %d | %d | %.0f | %.1f |%n", kind, engine, batch,
                                 shape.denseLayout().size(), rate, 1e3 * batch / rate);
                     }
@@ -68,43 +69,16 @@ public final class DenseBenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** One forward and backward pass of the tower over a batch. */
-    private interface TowerStep extends AutoCloseable {
-        void run(float[] p, float[] x0, int n, double[] dLogits, double[] logits, float[] g, float[] dx0);
-
-        @Override
-        default void close() {}
-    }
-
-    private static TowerStep step(String engine, ModelShape shape) {
+    private static TowerKernel kernel(String engine, ModelShape shape) {
         return switch (engine) {
-            case "java" -> {
-                DenseTower tower = new DenseTower(shape);
-                yield (p, x0, n, dLogits, logits, g, dx0) -> {
-                    tower.forward(p, x0, n, logits);
-                    tower.backward(p, x0, n, dLogits, g, dx0);
-                };
-            }
-            case "djl" -> {
-                DjlDenseTower tower = DjlDenseTower.open(shape);
-                yield new TowerStep() {
-                    @Override
-                    public void run(float[] p, float[] x0, int n, double[] dLogits, double[] logits, float[] g, float[] dx0) {
-                        tower.gradients(p, x0, n, dLogits, logits, g, dx0);
-                    }
-
-                    @Override
-                    public void close() {
-                        tower.close();
-                    }
-                };
-            }
+            case "java" -> new DenseTower(shape);
+            case "djl" -> TorchTower.open(shape);
             default -> throw new IllegalArgumentException("--engines: '" + engine + "' is not java or djl");
         };
     }
 
-    /** Examples/s of {@code step} on batches of {@code n} random inputs, after a warm-up as long as the measurement. */
-    private double measure(ModelShape shape, int n, TowerStep step) {
+    /** Examples/s of {@code kernel} on batches of {@code n} random inputs, after a warm-up as long as the measurement. */
+    private double measure(ModelShape shape, int n, TowerKernel kernel) {
         Random random = new Random(1);
         float[] p = new float[shape.denseLayout().size()];
         shape.denseLayout().initialValues(7, 0, p);
@@ -124,7 +98,8 @@ public final class DenseBenchCommand implements Callable<Integer> {
             long start = System.nanoTime();
             long batches = 0;
             while (System.nanoTime() - start < nanos) {
-                step.run(p, x0, n, dLogits, logits, g, dx0);
+                kernel.forward(p, x0, n, logits);
+                kernel.backward(p, x0, n, dLogits, g, dx0);
                 batches++;
             }
             if (pass == 1) {

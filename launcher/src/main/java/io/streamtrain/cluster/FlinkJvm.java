@@ -53,11 +53,17 @@ final class FlinkJvm {
         command.addAll(JAVA_17_OPENS);
         command.add("-Dlog.file=" + layout.logFile(name));
         command.add("-Dlog4j.configurationFile=" + layout.confDir().resolve(ClusterConfig.LOG4J_FILE));
+        for (String djl : List.of("DJL_CACHE_DIR", "ENGINE_CACHE_DIR", "ai.djl.offline")) {
+            // PyTorch's natives, unpacked once (~430 MB) where this JVM has them, not again per TaskManager.
+            Optional.ofNullable(System.getProperty(djl)).ifPresent(value -> command.add("-D" + djl + "=" + value));
+        }
         command.add("-cp");
         command.add(classPath(layout));
         command.add(mainClass);
         command.addAll(args);
-        Process process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(FileSystemPlugins.environment());
+        Process process = builder
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(layout.logDir().resolve(name + ".out").toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))

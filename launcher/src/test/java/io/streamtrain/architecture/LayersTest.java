@@ -57,12 +57,28 @@ class LayersTest {
         "scala.."
     };
 
+    /** The same without DJL. */
+    private static final String[] TOOLING_PACKAGES_BUT_DJL = Arrays.stream(TOOLING_PACKAGES)
+            .filter(p -> !p.equals("ai.djl.."))
+            .toArray(String[]::new);
+
+    /** The deep models' dense tower on PyTorch: the one place a job may use DJL (docs/ARCHITECTURE.md, "Layers"). */
+    private static final String DENSE_TOWER_PACKAGE = "io.streamtrain.train.dense..";
+
     @Test
     void jobsUseNeitherExportNorServingNorTools() {
         noClasses().that(in("job classes", JOBS)
                         .and(DescribedPredicate.not(scoringFunction())))
                 .should().dependOnClassesThat(in("model-export classes", MODEL_EXPORT).or(TOOLS))
-                .orShould().dependOnClassesThat().resideInAnyPackage(TOOLING_PACKAGES)
+                .orShould().dependOnClassesThat().resideInAnyPackage(TOOLING_PACKAGES_BUT_DJL)
+                .check(JOBS);
+    }
+
+    @Test
+    void onlyTheDenseTowerOfAJobUsesDjl() {
+        noClasses().that(in("job classes", JOBS))
+                .and().resideOutsideOfPackage(DENSE_TOWER_PACKAGE)
+                .should().dependOnClassesThat().resideInAPackage("ai.djl..")
                 .check(JOBS);
     }
 

@@ -11,7 +11,11 @@ import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 import org.junit.jupiter.api.Test;
 
-/** The job jar a Flink cluster takes: the jobs and the SQL connector with what a cluster lacks, and nothing of Flink's own. */
+/**
+ * The job jar a Flink cluster takes: the jobs and the SQL connector with what a cluster lacks (DJL's
+ * API and PyTorch engine for the deep models' tower among it), and nothing of Flink's own, nor
+ * PyTorch's natives, which come with the cluster.
+ */
 class JobJarTest {
     /** Flink's REST upload takes 100 MiB; the issue asks for at most 60 MB. */
     private static final long MAX_BYTES = 60_000_000L;
@@ -28,7 +32,8 @@ class JobJarTest {
                     "io/streamtrain/sql/TrainingTableFactory.class", "io/streamtrain/sql/PredictFunction.class",
                     "io/streamtrain/ps/ParameterServerOperator.class", "io/streamtrain/contract/RowCodec.class",
                     "org/apache/flink/connector/kafka/source/KafkaSource.class", "org/apache/kafka/clients/consumer/KafkaConsumer.class",
-                    "org/apache/flink/formats/avro/AvroFormatFactory.class", "org/apache/avro/Schema.class")) {
+                    "org/apache/flink/formats/avro/AvroFormatFactory.class", "org/apache/avro/Schema.class",
+                    "io/streamtrain/train/dense/TorchTower.class", "ai/djl/pytorch/engine/PtEngine.class", "ai/djl/ndarray/NDArray.class")) {
                 assertTrue(j.getEntry(entry) != null, "the job jar lacks " + entry);
             }
             ZipEntry factories = j.getEntry("META-INF/services/org.apache.flink.table.factories.Factory");
@@ -39,12 +44,12 @@ class JobJarTest {
                     .filter(n -> n.startsWith("org/apache/flink/runtime/") || n.startsWith("org/apache/flink/streaming/api/")
                             || n.startsWith("org/apache/flink/table/api/") || n.startsWith("org/apache/flink/state/rocksdb/")
                             || n.startsWith("org/rocksdb/") || (n.startsWith("kafka/") && n.endsWith(".class")) || n.startsWith("scala/")
-                            || n.startsWith("ai/djl/") || n.contains("libtorch") || n.startsWith("picocli/")
+                            || n.startsWith("pytorch/") || n.startsWith("native/lib/") || n.contains("libtorch") || n.startsWith("picocli/")
                             || n.startsWith("io/streamtrain/cli/") || n.startsWith("io/streamtrain/bench/")
                             || n.startsWith("io/streamtrain/djl/") || n.startsWith("io/streamtrain/serve/"))
                     .limit(10)
                     .toList();
-            assertEquals(List.of(), foreign, "Flink's own modules, the broker, DJL, PyTorch or the launcher in the job jar");
+            assertEquals(List.of(), foreign, "Flink's own modules, the broker, PyTorch's natives or the launcher in the job jar");
         }
     }
 }

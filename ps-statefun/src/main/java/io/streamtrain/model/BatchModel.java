@@ -9,7 +9,7 @@ import java.io.Serializable;
  * one flat array in layout order, empty for models without them. Not thread-safe: an instance keeps
  * the activations of the batch it works on.
  */
-public interface BatchModel extends Serializable {
+public interface BatchModel extends Serializable, AutoCloseable {
     /** Floats per sparse row: 1 + embedding dimension (1 for lr). */
     int width();
 
@@ -27,4 +27,8 @@ public interface BatchModel extends Serializable {
      */
     void gradients(Examples ex, float[] labels, float[] table, float[] dense,
                    double[] predictions, float[] tableGrad, float[] denseGrad);
+
+    /** Frees what the model holds outside the heap (a deep model's PyTorch tower); it may be used again after. */
+    @Override
+    default void close() {}
 }

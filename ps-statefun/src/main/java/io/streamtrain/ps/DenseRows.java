@@ -1,5 +1,6 @@
 package io.streamtrain.ps;
 
+import io.streamtrain.ps.optimizer.DenseOptimizerConfig;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.ps.row.DenseParameters;
@@ -17,22 +18,34 @@ import org.apache.flink.api.common.state.MapState;
  * checkpoint barrier, like the last batches applied ({@link AppliedBatches}). Every batch updates
  * every chunk, so writing them per push would put the whole tower through RocksDB each batch; once
  * per checkpoint, the checkpoint still holds exactly what a write per push would have left.
- * No admission (a chunk exists from its first pull) and no staleness damping: every chunk misses
- * the updates of every batch in flight, so damping would only shrink the dense step size.
+ * No admission (a chunk exists from its first pull). A batch's step is scaled by its share of a
+ * full batch and, if its chunk took more updates since the pull than the chunk's recent batches did
+ * on average ({@link #usualMissed}), by how much more ({@link DenseOptimizerConfig#stepScale}); its
+ * whole gradient still reaches the optimizer's moments. The gradient itself is not damped as the
+ * sparse rows' are, since Adam's step does not depend on the gradient's scale.
  */
 final class DenseRows {
     private final MapState<Long, EmbeddingRow> stored;
     private final DenseParameters parameters;
+    private final DenseOptimizerConfig config;
     private final Optimizer optimizer;
     private final KeyGroupScope scope;
     private final Map<Long, EmbeddingRow> live = new HashMap<>();
     private final Set<Long> changed = new HashSet<>();
+    /**
+     * Per chunk, the updates its recent batches missed between pull and push (a moving average over
+     * about {@link #USUAL_WINDOW} batches): the job's steady-state staleness, which the dense learning
+     * rate is set for. On the heap only: after a restore it starts again from the first batch.
+     */
+    private final Map<Long, Double> usualMissed = new HashMap<>();
+    private static final double USUAL_WINDOW = 16;
 
     /** @param stored the chunk rows' state, under the current key group */
     DenseRows(MapState<Long, EmbeddingRow> stored, DenseParameters parameters, KeyGroupScope scope) {
         this.stored = stored;
         this.parameters = parameters;
-        this.optimizer = parameters.optimizer() == null ? null : parameters.optimizer().create();
+        this.config = parameters.optimizer();
+        this.optimizer = config == null ? null : config.create();
         this.scope = scope;
     }
 
@@ -52,10 +65,16 @@ final class DenseRows {
         return row;
     }
 
-    /** Applies one batch's gradient {@code grad[off .. off + WIDTH)} for {@code occurrences} examples to {@code key}'s chunk. */
-    EmbeddingRow apply(long key, float[] grad, int off, int occurrences, long now) throws Exception {
+    /**
+     * Applies one batch's gradient {@code grad[off .. off + WIDTH)} for {@code occurrences} examples
+     * to {@code key}'s chunk, pulled at version {@code pulledVersion}.
+     */
+    EmbeddingRow apply(long key, float[] grad, int off, int occurrences, long pulledVersion, long now) throws Exception {
         EmbeddingRow row = row(key);
-        optimizer.apply(row.weights, row.slots, grad, off, occurrences);
+        long missed = row.version - pulledVersion;
+        double usual = usualMissed.getOrDefault(key, (double) missed);
+        optimizer.apply(row.weights, row.slots, grad, off, occurrences, config.stepScale(occurrences, missed, usual));
+        usualMissed.put(key, usual + (missed - usual) / USUAL_WINDOW);
         row.version++;
         row.count += occurrences;
         row.updatedAt = now;

@@ -35,6 +35,18 @@ public final class PsOptions {
                     .defaultValue(0.001)
                     .withDescription("Deep models: the dense optimizer's step size. The gradient is the batch's sum.");
 
+    public static final ConfigOption<Boolean> DENSE_STALENESS_AWARE =
+            ConfigOptions.key("streamtrain.ps.dense-staleness-aware")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription("Deep models: a batch whose dense parameters took more other batches' updates"
+                            + " between its pull and its push (tau) than their recent batches did on average (tau_usual)"
+                            + " takes (1 + tau_usual) / (1 + tau) of its step (staleness-aware steps, with the dense"
+                            + " learning rate set for the job's usual staleness), the optimizer's moments still taking the"
+                            + " whole gradient: Adam's step does not shrink with its gradient, so without this a batch that"
+                            + " waited through a checkpoint or a backlog moves the tower a whole step in a stale direction"
+                            + " (docs/ARCHITECTURE.md, \"Deep models\"). false: whole steps.");
+
     public static final ConfigOption<Integer> DIM =
             ConfigOptions.key("streamtrain.ps.dim")
                     .intType()

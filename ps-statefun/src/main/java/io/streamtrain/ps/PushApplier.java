@@ -12,7 +12,8 @@ import org.apache.flink.api.common.state.MapState;
  * batch sequence) this key group applied already is a replay of the at-least-once feedback and is
  * dropped ({@link AppliedBatches}). A row missing so far is created once admission lets it; each
  * gradient is damped by the updates its row took since the pull ({@link StaleGradients}). A deep
- * model's dense chunk rows go to {@link DenseRows}, through the same duplicate check.
+ * model's dense chunk rows go to {@link DenseRows}, through the same duplicate check, their steps
+ * scaled for staleness there.
  */
 final class PushApplier {
     /** Takes each row a push changed (its weights: the row's own array, copy to keep) with its new version. */
@@ -61,7 +62,7 @@ final class PushApplier {
             long key = keys[i];
             int occ = occurrences[i];
             if (FeatureKey.isDense(key)) {
-                EmbeddingRow chunk = dense.apply(key, grad, at, occ, now);
+                EmbeddingRow chunk = dense.apply(key, grad, at, occ, versionAt(push, i), now);
                 changedRows.changed(key, chunk.weights, chunk.version);
                 continue;
             }

@@ -5,6 +5,7 @@ import io.streamtrain.model.Examples;
 import io.streamtrain.model.Model;
 import io.streamtrain.model.ModelShape;
 import io.streamtrain.model.PerExampleModel;
+import io.streamtrain.ps.optimizer.DenseOptimizerConfig;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.DenseChunks;
@@ -30,6 +31,7 @@ public final class SequentialTrainer {
     private final BatchModel model;
     private final Optimizer optimizer;
     private final RowInitializer initializer;
+    private final DenseOptimizerConfig denseConfig;
     private final Optimizer denseOptimizer;
     private final EmbeddingRow[] chunks;
     private final Map<Long, EmbeddingRow> rows = new HashMap<>();
@@ -48,7 +50,8 @@ public final class SequentialTrainer {
         this.initializer = initializer;
         this.width = model.width();
         this.chunks = new EmbeddingRow[DenseChunks.count(model.denseLayout().size())];
-        this.denseOptimizer = chunks.length == 0 ? null : dense.optimizer().create();
+        this.denseConfig = dense.optimizer();
+        this.denseOptimizer = chunks.length == 0 ? null : denseConfig.create();
         for (int c = 0; c < chunks.length; c++) {
             chunks[c] = dense.newRow(c, denseOptimizer);
         }
@@ -57,8 +60,8 @@ public final class SequentialTrainer {
     /** The trainer of the model, optimizers and initial values a job under {@code conf} would train. */
     public static SequentialTrainer of(Configuration conf) {
         ModelShape shape = TrainingOptions.shape(conf);
-        return new SequentialTrainer(shape.batchModel(), OptimizerConfig.from(conf).create(), RowInitializer.from(conf, shape.kind()),
-                DenseParameters.from(conf, shape));
+        return new SequentialTrainer(TrainingOptions.batchModel(conf), OptimizerConfig.from(conf).create(), RowInitializer.from(conf, shape.kind()),
+                DenseParameters.from(conf, shape, conf.get(TrainingOptions.BATCH_SIZE)));
     }
 
     /** Trains on {@code examples} in order, {@code batchSize} at a time. */
@@ -119,7 +122,8 @@ public final class SequentialTrainer {
             row.count += occurrences[r];
         }
         for (int c = 0; c < chunks.length; c++) {
-            denseOptimizer.apply(chunks[c].weights, chunks[c].slots, denseGrad, c * DenseChunks.WIDTH, batch.size());
+            denseOptimizer.apply(chunks[c].weights, chunks[c].slots, denseGrad, c * DenseChunks.WIDTH, batch.size(),
+                    denseConfig.stepScale(batch.size(), 0, 0)); // in sequence: nothing missed
             chunks[c].count += batch.size();
         }
         denseSnapshot = null;

@@ -210,6 +210,12 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
     }
 
     @Override
+    public void close() throws Exception {
+        model.close();
+        super.close();
+    }
+
+    @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
         waiting.snapshot();
     }

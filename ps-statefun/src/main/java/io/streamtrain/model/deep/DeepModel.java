@@ -15,27 +15,33 @@ import java.util.Arrays;
  * embeddings. Each field's embedding is Σ value × embedding over the example's features of that
  * field (a multi-valued field is pooled by the sum; an absent field is zero); features of fields
  * outside {@code 0 .. fields-1} reach the wide part only. Sparse rows keep the fm layout
- * [w, v_1 … v_dim], and DeepFM's FM and tower share the embeddings.
+ * [w, v_1 … v_dim], and DeepFM's FM and tower share the embeddings. The tower runs on the
+ * {@link TowerKernel} its {@link TowerKernels} makes on first use (pure Java unless told otherwise).
  */
 public final class DeepModel implements BatchModel {
     private static final long serialVersionUID = 1L;
     private final ModelShape shape;
     private final Model wide;
-    private final DenseTower tower;
+    private final TowerKernels kernels;
     private final DenseLayout layout;
 
+    private transient TowerKernel tower;
     private transient float[] x0;
     private transient float[] dx0;
     private transient double[] towerLogits;
     private transient double[] scratch;
 
     public DeepModel(ModelShape shape) {
+        this(shape, TowerKernels.JAVA);
+    }
+
+    public DeepModel(ModelShape shape, TowerKernels kernels) {
         if (!shape.kind().isDeep()) {
             throw new IllegalArgumentException(shape.kind() + " has no dense tower");
         }
         this.shape = shape;
         this.wide = shape.kind() == ModelKind.DEEPFM ? new FactorizationMachine(shape.dim()) : new LogisticRegression();
-        this.tower = new DenseTower(shape);
+        this.kernels = kernels;
         this.layout = shape.denseLayout();
     }
 
@@ -75,7 +81,7 @@ public final class DeepModel implements BatchModel {
         }
         tower.backward(dense, x0, n, dLogits, denseGrad, dx0);
         int dim = shape.dim();
-        int d = tower.inputWidth();
+        int d = shape.inputWidth();
         for (int e = 0; e < n; e++) {
             for (int i = ex.starts()[e]; i < ex.starts()[e + 1]; i++) {
                 int field = ex.fields()[i];
@@ -95,8 +101,11 @@ public final class DeepModel implements BatchModel {
     /** Pools the embeddings into x0 and runs the tower forward into {@code towerLogits}. */
     private void towerForward(Examples ex, float[] table, float[] dense) {
         int n = ex.size();
-        int d = tower.inputWidth();
+        int d = shape.inputWidth();
         int dim = shape.dim();
+        if (tower == null) {
+            tower = kernels.create(shape);
+        }
         if (x0 == null || x0.length < n * d) {
             x0 = new float[n * d];
             dx0 = new float[n * d];
@@ -119,5 +128,13 @@ public final class DeepModel implements BatchModel {
             }
         }
         tower.forward(dense, x0, n, towerLogits);
+    }
+
+    @Override
+    public void close() {
+        if (tower != null) {
+            tower.close();
+            tower = null;
+        }
     }
 }

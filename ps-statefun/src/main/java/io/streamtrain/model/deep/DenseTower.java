@@ -2,17 +2,16 @@ package io.streamtrain.model.deep;
 
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.model.ModelShape;
-import java.io.Serializable;
 
 /**
- * The dense tower of a deep model over a batch of inputs x0 (n × D, one embedding per field): an
- * MLP with ReLU after every hidden layer and, for DCN-v2, cross layers
- * x_{l+1} = x0 ⊙ (x_l·W_l + b_l) + x_l beside it; {@code out.weight} maps the last cross output and
- * the last hidden layer to one logit per example. Parameters are laid out by {@link DenseLayout}.
- * Keeps the activations of the last {@link #forward} for {@link #backward}: one instance per thread.
+ * The dense tower of a deep model over a batch of inputs x0 (n × D, one embedding per field), in
+ * pure Java (inner loops y += a·w, which the JIT vectorises): an MLP with ReLU after every hidden
+ * layer and, for DCN-v2, cross layers x_{l+1} = x0 ⊙ (x_l·W_l + b_l) + x_l beside it;
+ * {@code out.weight} maps the last cross output and the last hidden layer to one logit per example.
+ * Parameters are laid out by {@link DenseLayout}. The reference the other {@link TowerKernel} is
+ * held to, and the kernel serving uses.
  */
-public final class DenseTower implements Serializable {
-    private static final long serialVersionUID = 1L;
+public final class DenseTower implements TowerKernel {
     private final int d;
     private final int[] widths;
     private final int[] mlpWeight;
@@ -22,14 +21,14 @@ public final class DenseTower implements Serializable {
     private final int out;
     private final boolean crossOut;
 
-    private transient int capacity;
-    private transient float[][] act;
-    private transient float[][] dAct;
-    private transient float[][] crossX;
-    private transient float[][] crossU;
-    private transient float[] du;
-    private transient float[] dxl;
-    private transient float[] gx;
+    private int capacity;
+    private float[][] act;
+    private float[][] dAct;
+    private float[][] crossX;
+    private float[][] crossU;
+    private float[] du;
+    private float[] dxl;
+    private float[] gx;
 
     public DenseTower(ModelShape shape) {
         DenseLayout layout = shape.denseLayout();
@@ -51,12 +50,7 @@ public final class DenseTower implements Serializable {
         this.crossOut = shape.kind() == ModelKind.DCN;
     }
 
-    /** Input width D. */
-    public int inputWidth() {
-        return d;
-    }
-
-    /** Writes the tower's logit for each of the {@code n} inputs in {@code x0} to {@code logits}. */
+    @Override
     public void forward(float[] p, float[] x0, int n, double[] logits) {
         ensureCapacity(n);
         float[] h = x0;
@@ -87,11 +81,7 @@ public final class DenseTower implements Serializable {
         }
     }
 
-    /**
-     * The backward pass of the last {@link #forward} (same {@code p}, {@code x0}, {@code n}) for
-     * ∂loss/∂logit = {@code dLogits}: adds the parameters' gradients to {@code g} and writes
-     * ∂loss/∂x0 to {@code dx0} (n × D).
-     */
+    @Override
     public void backward(float[] p, float[] x0, int n, double[] dLogits, float[] g, float[] dx0) {
         int last = widths.length - 1;
         float[] h = last < 0 ? x0 : act[last];

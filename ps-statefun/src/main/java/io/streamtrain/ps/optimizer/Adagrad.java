@@ -22,16 +22,22 @@ final class Adagrad implements Optimizer {
 
     @Override
     public void apply(float[] w, float[] acc, float[] grad, int off, int occurrences) {
-        applyRange(w, acc, 0, grad, off, 0, w.length);
+        applyRange(w, acc, 0, grad, off, 0, w.length, 1f);
     }
 
-    /** Updates weights [from, to) with accumulators starting at {@code accOff}. */
-    void applyRange(float[] w, float[] acc, int accOff, float[] grad, int off, int from, int to) {
+    @Override
+    public void apply(float[] w, float[] acc, float[] grad, int off, int occurrences, float stepScale) {
+        applyRange(w, acc, 0, grad, off, 0, w.length, stepScale);
+    }
+
+    /** Updates weights [from, to) with accumulators starting at {@code accOff}, steps scaled by {@code stepScale}. */
+    void applyRange(float[] w, float[] acc, int accOff, float[] grad, int off, int from, int to, float stepScale) {
+        float rate = lr * stepScale;
         for (int i = from; i < to; i++) {
             float g = grad[off + i] + l2 * w[i];
             int a = accOff + i - from;
             acc[a] += g * g;
-            w[i] -= lr * g / (float) Math.sqrt(acc[a]);
+            w[i] -= rate * g / (float) Math.sqrt(acc[a]);
         }
     }
 }

@@ -22,9 +22,14 @@ final class Adam implements Optimizer {
 
     @Override
     public void apply(float[] w, float[] slots, float[] grad, int off, int occurrences) {
+        apply(w, slots, grad, off, occurrences, 1f);
+    }
+
+    @Override
+    public void apply(float[] w, float[] slots, float[] grad, int off, int occurrences, float stepScale) {
         int width = w.length;
         float t = ++slots[0];
-        double step = lr * Math.sqrt(1 - Math.pow(BETA2, t)) / (1 - Math.pow(BETA1, t));
+        double step = stepScale * lr * Math.sqrt(1 - Math.pow(BETA2, t)) / (1 - Math.pow(BETA1, t));
         for (int i = 0; i < width; i++) {
             float g = grad[off + i];
             float m = slots[1 + i] = (float) (BETA1 * slots[1 + i] + (1 - BETA1) * g);

@@ -19,4 +19,10 @@ final class CountEveryWeight implements Optimizer {
             w[i] += occurrences;
         }
     }
+
+    /** Counts whole examples whatever the scale: a count is no step. */
+    @Override
+    public void apply(float[] w, float[] slots, float[] grad, int off, int occurrences, float stepScale) {
+        apply(w, slots, grad, off, occurrences);
+    }
 }

@@ -40,6 +40,6 @@ final class Ftrl implements Optimizer {
         slots[0] = (float) z;
         slots[1] = (float) n;
         w[0] = Math.abs(z) <= l1 ? 0f : (float) (-(z - Math.signum(z) * l1) / ((beta + Math.sqrt(n)) / alpha + l2));
-        embedding.applyRange(w, slots, 2, grad, off, 1, w.length);
+        embedding.applyRange(w, slots, 2, grad, off, 1, w.length, 1f);
     }
 }

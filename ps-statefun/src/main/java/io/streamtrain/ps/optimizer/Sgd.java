@@ -18,8 +18,14 @@ final class Sgd implements Optimizer {
 
     @Override
     public void apply(float[] w, float[] slots, float[] grad, int off, int occurrences) {
+        apply(w, slots, grad, off, occurrences, 1f);
+    }
+
+    @Override
+    public void apply(float[] w, float[] slots, float[] grad, int off, int occurrences, float stepScale) {
+        float rate = lr * stepScale;
         for (int i = 0; i < w.length; i++) {
-            w[i] -= lr * (grad[off + i] + l2 * w[i]);
+            w[i] -= rate * (grad[off + i] + l2 * w[i]);
         }
     }
 }

@@ -1,0 +1,27 @@
+package io.streamtrain.train.dense;
+
+import io.streamtrain.model.deep.TowerKernels;
+import java.util.Locale;
+
+/** What runs a deep model's dense tower on the worker ({@code streamtrain.train.dense-engine}). */
+public enum DenseEngine {
+    /** PyTorch through DJL ({@link TorchTower}): the production kernel. */
+    PYTORCH(shape -> TorchTower.open(shape)), // a lambda, so that DJL's classes load only when a tower is made
+    /** The pure-Java kernel: the parity reference; needs no natives. */
+    JAVA(TowerKernels.JAVA);
+
+    private final TowerKernels kernels;
+
+    DenseEngine(TowerKernels kernels) {
+        this.kernels = kernels;
+    }
+
+    public TowerKernels kernels() {
+        return kernels;
+    }
+
+    @Override
+    public String toString() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}
