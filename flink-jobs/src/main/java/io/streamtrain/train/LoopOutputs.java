@@ -52,8 +52,8 @@ public record LoopOutputs(
         // Model updates are published at once, versioned, when a recovery cannot take them back:
         // the PS applies only pushes read from the feedback log, and a recovery applies the same
         // pushes again to the same rows, so a repeat carries the same row, version and weights and
-        // the follower keeps each row's highest version (docs/ARCHITECTURE.md, "Serving"). With a
-        // row TTL expiry depends on the wall clock, so they wait for their checkpoint instead.
+        // the follower keeps each row's highest version (docs/ARCHITECTURE.md, "Exactly once").
+        // Where a recovery may compute differently (versionedUpdates), they wait for their checkpoint.
         // Either way a task of its own: the PS's thread never waits on the broker.
         rowsChanged.ifPresent(rows -> rows
                 .sinkTo(versionedUpdates(conf)
@@ -96,11 +96,14 @@ public record LoopOutputs(
     }
 
     /**
-     * Whether the job's model updates are versioned and published at once: unless rows expire
-     * ({@link PsOptions#ROW_TTL}), since expiry is decided by the wall clock and a recovery could
-     * then compute a row differently.
+     * Whether the job's model updates are versioned and published at once: only when a recovery
+     * computes every row as before. Not when rows expire ({@link PsOptions#ROW_TTL}: expiry follows
+     * the wall clock), nor for a deep model's staleness-aware dense steps
+     * ({@link PsOptions#DENSE_STALENESS_AWARE}: their running average of missed updates lives on the
+     * heap and starts again after a restore).
      */
     static boolean versionedUpdates(Configuration conf) {
-        return conf.getOptional(PsOptions.ROW_TTL).isEmpty();
+        boolean heapAveragedDenseSteps = TrainingOptions.shape(conf).kind().isDeep() && conf.get(PsOptions.DENSE_STALENESS_AWARE);
+        return conf.getOptional(PsOptions.ROW_TTL).isEmpty() && !heapAveragedDenseSteps;
     }
 }

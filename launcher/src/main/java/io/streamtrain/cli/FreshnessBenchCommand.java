@@ -1,8 +1,16 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.bundle.Bundle;
+import io.streamtrain.bundle.BundleWriter;
+import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.config.SettingsCheck;
+import io.streamtrain.contract.LatestCheckpoint;
+import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.serve.ModelFollower;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.util.concurrent.locks.LockSupport;
 import io.streamtrain.files.ScratchDirectory;
-import io.streamtrain.contract.RowCodec;
 import io.streamtrain.ingest.Ingestor;
 import io.streamtrain.ingest.synthetic.PlantedFm;
 import io.streamtrain.kafka.KafkaConnection;
@@ -31,28 +39,26 @@ import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
 import org.apache.flink.configuration.Configuration;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code streamtrain bench freshness}: how long a training record takes to reach serving. While
- * the job trains a steady stream with model updates on, probe examples carry a feature of their
- * own; a probe's freshness is from its send to Kafka until its row's update is readable
- * ({@code read_committed}) on the model-updates topic, which is what {@code serve --follow} reads.
+ * {@code streamtrain bench freshness}: how long a training record takes to reach serving. A first
+ * run on the empty topic gives the bundle a serving store starts from; then, while the job trains a
+ * steady stream with model updates on and a {@link ModelFollower} (what {@code serve --follow}
+ * runs) applies them to that store, probe examples carry a feature of their own; a probe's
+ * freshness is from its send to Kafka until its row is in the serving store.
  */
 @Command(name = "freshness", mixinStandardHelpOptions = true,
-        description = "Measures model freshness: from a training record sent to Kafka until its row update is readable "
-                + "(read_committed) on the model-updates topic that `serve --follow` applies, while training a steady stream. "
+        description = "Measures model freshness: from a training record sent to Kafka until its row update is in the serving store "
+                + "that `serve --follow` scores from, while training a steady stream. "
                 + "Also the PS's gradient staleness (a row's pull to its gradient applied) at this rate, below capacity, "
                 + "as online training runs. One run per checkpoint interval; prints a markdown table.")
 public final class FreshnessBenchCommand implements Callable<Integer> {
     private static final int PROBE_FIELD = 4000;
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
     @Option(names = "--rate", defaultValue = "2000", description = "Background examples/s (default: ${DEFAULT-VALUE}).")
     int rate;
@@ -60,7 +66,7 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "40", description = "Measured seconds per run, after a warm-up (default: ${DEFAULT-VALUE}).")
     int seconds;
 
-    @Option(names = "--warmup", defaultValue = "15", description = "Seconds before probes count (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "15", description = "Seconds from the first update served until probes count (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--checkpoint-intervals", defaultValue = "1s,2s", split = ",", converter = DurationConverter.class,
@@ -87,26 +93,30 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
     private Integer run(Path dir) throws Exception {
         List<String> table = new ArrayList<>();
         table.add("| checkpoint interval | probes seen | probes missing | freshness p50 ms | p90 ms | p99 ms | max ms "
-                + "| gradient staleness p50 ms | staleness p99 ms |");
-        table.add("|---|---|---|---|---|---|---|---|---|");
+                + "| gradient staleness p50 ms | staleness p99 ms | applied to served p50 ms | applied to served p99 ms |");
+        table.add("|---|---|---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             for (Duration interval : intervals) {
                 Probes probes = run(kafka.bootstrapServers(), dir, interval);
                 long[] ms = probes.freshnessMs();
                 Arrays.sort(ms);
-                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %.0f | %.0f |", interval.toMillis(), ms.length,
+                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %.0f | %.0f |", interval.toMillis(), ms.length,
                         probes.missing(), quantile(ms, 0.5), quantile(ms, 0.9), quantile(ms, 0.99), ms.length == 0 ? -1 : ms[ms.length - 1],
-                        probes.stalenessP50Ms(), probes.stalenessP99Ms()));
+                        probes.stalenessP50Ms(), probes.stalenessP99Ms(), probes.servedP50Ms(), probes.servedP99Ms()));
             }
         }
-        System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s, probes every 250 ms for %d s after %d s warm-up%n",
-                model, parallelism, rate, seconds, warmup);
+        System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s, probes every 250 ms for %d s after %d s warm-up,"
+                + " from their send to their row in the serving store%n", model == null ? "default model" : model, parallelism, rate, seconds, warmup);
         table.forEach(System.out::println);
         return 0;
     }
 
-    /** Freshness of each probe seen; the PS's gradient staleness, the median of its per-second p50 and p99 over the measured seconds. */
-    private record Probes(long[] freshnessMs, int missing, double stalenessP50Ms, double stalenessP99Ms) {}
+    /**
+     * Freshness of each probe seen; the PS's gradient staleness, the median of its per-second p50 and p99 over the measured
+     * seconds; and the follower's own part, from the PS applying an update to the store holding it (its last 4096 updates).
+     */
+    private record Probes(long[] freshnessMs, int missing, double stalenessP50Ms, double stalenessP99Ms,
+                          double servedP50Ms, double servedP99Ms) {}
 
     private Probes run(String bootstrap, Path dir, Duration interval) throws Exception {
         String topic = "fresh-" + interval.toMillis();
@@ -123,7 +133,9 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         }
         conf.set(TrainingOptions.MODEL_UPDATES_TOPIC, updates);
         conf.set(PsOptions.DIM, 8);
-        TrainingRun.Settings settings = new TrainingRun.Settings(conf, dir.resolve(topic), parallelism, interval, null, false, System.err);
+        Path checkpoints = dir.resolve(topic);
+        Path bundle = seedBundle(conf, checkpoints, interval, dir.resolve(topic + "-bundle"));
+        TrainingRun.Settings settings = new TrainingRun.Settings(conf, checkpoints, parallelism, interval, null, true, System.err);
 
         Thread training = new Thread(() -> {
             try {
@@ -135,12 +147,15 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         Map<Long, Long> sentAt = new HashMap<>();
         List<Long> measured = new ArrayList<>();
         int missing;
-        long measureFrom = System.currentTimeMillis() + warmup * 1000L;
-        long end = measureFrom + seconds * 1000L;
+        Map<String, Object> followed;
+        // The warm-up counts from the first update served: until then the job is still starting.
+        long measureFrom = Long.MAX_VALUE;
+        long end = Long.MAX_VALUE;
+        long giveUpAt = System.currentTimeMillis() + 300_000;
         training.start();
         try (KafkaProducer<byte[], byte[]> producer = Ingestor.producer(kafka).producer();
-                KafkaConsumer<byte[], byte[]> consumer = kafka.client().require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed").consumer()) {
-            awaitTopic(consumer, updates);
+                Bundle store = Bundle.openStore(bundle, dir.resolve(topic + "-store"));
+                ModelFollower follower = new ModelFollower(kafka, updates, store)) {
             PlantedFm truth = new PlantedFm(9);
             AvroCodec<Example> codec = AvroCodec.of(Example.class);
             Random random = new Random(3);
@@ -150,6 +165,12 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
             long sent = 0;
             while (System.currentTimeMillis() < end) {
                 long now = System.currentTimeMillis();
+                if (measureFrom == Long.MAX_VALUE && follower.updatesApplied() > 0) {
+                    measureFrom = now + warmup * 1000L;
+                    end = measureFrom + seconds * 1000L;
+                } else if (measureFrom == Long.MAX_VALUE && now > giveUpAt) {
+                    throw new IllegalStateException("no model update was served within 5 minutes of the training run's start");
+                }
                 Example e = truth.next(random, topic + ":" + sent, now);
                 if (now >= nextProbe) {
                     nextProbe = now + 250;
@@ -161,17 +182,20 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                 }
                 producer.send(new ProducerRecord<>(topic, codec.encode(e)));
                 sent++;
-                // pace the stream; read updates while waiting
+                // pace the stream; look for served probes while waiting
                 long due = startedAt + sent * 1_000_000_000L / rate;
                 while (System.nanoTime() < due) {
-                    collect(consumer, sentAt, measured, Duration.ofMillis(Math.max(1, (due - System.nanoTime()) / 1_000_000)));
+                    collect(store, sentAt, measured);
+                    LockSupport.parkNanos(Math.min(due - System.nanoTime(), 500_000));
                 }
             }
             long drainUntil = System.currentTimeMillis() + 3 * interval.toMillis() + 5_000;
             while (!sentAt.isEmpty() && System.currentTimeMillis() < drainUntil) {
-                collect(consumer, sentAt, measured, Duration.ofMillis(100));
+                collect(store, sentAt, measured);
+                Thread.sleep(1);
             }
             missing = sentAt.size();
+            followed = follower.status();
         } finally {
             training.interrupt();
             training.join(60_000);
@@ -179,7 +203,12 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         List<RunTimeline.Point> points = RunTimeline.of(MetricsTopic.readToEnd(kafka, TrainingOptions.metricsTopic(conf),
                 Duration.ofSeconds(30)).records()).points().stream().filter(p -> p.second() >= warmup).toList();
         return new Probes(measured.stream().mapToLong(Long::longValue).toArray(), missing,
-                median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms));
+                median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms),
+                millis(followed.get("freshnessP50Ms")), millis(followed.get("freshnessP99Ms")));
+    }
+
+    private static double millis(Object quantile) {
+        return quantile instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
     private static double median(List<RunTimeline.Point> points, ToDoubleFunction<RunTimeline.Point> series) {
@@ -187,31 +216,26 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         return v.length == 0 ? Double.NaN : v[v.length / 2];
     }
 
-    private static void collect(KafkaConsumer<byte[], byte[]> consumer, Map<Long, Long> sentAt, List<Long> measured, Duration wait) {
-        long now;
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(wait)) {
-            now = System.currentTimeMillis();
-            Long sent = sentAt.remove(RowCodec.rowKey(r.key()));
-            if (sent != null) {
-                measured.add(now - sent);
+    /** Probes whose rows the serving store now has: measured from their send. */
+    private static void collect(Bundle store, Map<Long, Long> sentAt, List<Long> measured) {
+        for (var it = sentAt.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, Long> probe = it.next();
+            if (store.rowOrNull(probe.getKey()) != null) {
+                measured.add(System.currentTimeMillis() - probe.getValue());
+                it.remove();
             }
         }
     }
 
-    /** The run creates the updates topic when it starts; follow it from its beginning. */
-    private static void awaitTopic(KafkaConsumer<byte[], byte[]> consumer, String topic) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (System.currentTimeMillis() < deadline) {
-            var infos = consumer.listTopics(Duration.ofSeconds(5)).get(topic);
-            if (infos != null && !infos.isEmpty()) {
-                List<TopicPartition> partitions = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                return;
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("the training run did not create " + topic + " within 60 s");
+    /**
+     * The bundle serving starts from: the model of a first run on the still empty topic, which
+     * leaves its checkpoint for the measured run to resume (and creates the updates topic).
+     */
+    private Path seedBundle(Configuration conf, Path checkpoints, Duration interval, Path out) throws Exception {
+        TrainingRun.run(new TrainingRun.Settings(conf, checkpoints, parallelism, interval, Duration.ofSeconds(1), true, QUIET));
+        BundleWriter.write(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints), ModelCard.FeatureMapping.of("libffm", 24),
+                out, QUIET, Long.MAX_VALUE);
+        return out;
     }
 
     private static long quantile(long[] sorted, double q) {

@@ -8,9 +8,6 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
-import io.streamtrain.model.ModelKind;
-import io.streamtrain.ps.PsOptions;
-import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.testing.KafkaFixture;
@@ -159,14 +156,7 @@ class BackfillIT {
     }
 
     private TrainingRun.Settings settings(String topic, Path checkpoints, Duration untilIdle) {
-        Configuration conf = TestExamples.connect(new Configuration(), kafka);
-        conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, ModelKind.FM);
-        conf.set(TrainingOptions.BATCH_SIZE, 64);
-        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
-        conf.set(PsOptions.DIM, 4);
-        conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
+        Configuration conf = TestExamples.fmOracleJob(kafka, topic);
         return new TrainingRun.Settings(conf, checkpoints, 2, Duration.ofMillis(500), untilIdle, true, System.err);
     }
 }

@@ -13,9 +13,6 @@ import io.streamtrain.contract.RowVersion;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
-import io.streamtrain.model.ModelKind;
-import io.streamtrain.ps.PsOptions;
-import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.serve.ModelFollower;
 import io.streamtrain.testing.KafkaFixture;
@@ -162,16 +159,9 @@ class ServedModelExactlyOnceIT {
     }
 
     private TrainingRun.Settings settings(String topic, Path checkpoints, long failAfter) {
-        Configuration conf = TestExamples.connect(new Configuration(), kafka);
-        conf.set(TrainingOptions.TOPIC, topic);
-        conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, ModelKind.FM);
-        conf.set(TrainingOptions.BATCH_SIZE, 64);
-        conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
+        Configuration conf = TestExamples.fmOracleJob(kafka, topic);
         conf.set(TrainingOptions.INJECT_FAILURE_AFTER, failAfter);
         conf.set(TrainingOptions.MODEL_UPDATES_TOPIC, topic + ".updates");
-        conf.set(PsOptions.DIM, 4);
-        conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
         return new TrainingRun.Settings(conf, checkpoints, 2, Duration.ofMillis(500), Duration.ofSeconds(4), true, System.err);
     }
 

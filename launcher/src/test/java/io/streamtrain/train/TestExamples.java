@@ -111,15 +111,24 @@ public final class TestExamples {
         return conf;
     }
 
+    /** The count oracle on an FM of dim 4 over {@code topic}, 64-example batches, reaching the fixture's broker. */
+    static Configuration fmOracleJob(KafkaFixture kafka, String topic) {
+        return countOracle(connect(new Configuration(), kafka), topic, ModelKind.FM, 4);
+    }
+
     static Configuration oracleJob(String bootstrap, String topic) {
         Configuration conf = new Configuration();
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
+        return countOracle(conf, topic, ModelKind.LR, 1);
+    }
+
+    private static Configuration countOracle(Configuration conf, String topic, ModelKind model, int dim) {
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
-        conf.set(TrainingOptions.MODEL, ModelKind.LR);
+        conf.set(TrainingOptions.MODEL, model);
         conf.set(TrainingOptions.BATCH_SIZE, 64);
         conf.set(TrainingOptions.MAX_WAIT, Duration.ofMillis(200));
-        conf.set(PsOptions.DIM, 1);
+        conf.set(PsOptions.DIM, dim);
         conf.set(PsOptions.OPTIMIZER, OptimizerKind.COUNT);
         return conf;
     }
