@@ -7,6 +7,8 @@
 FROM eclipse-temurin:17-jre
 
 COPY launcher/target/streamtrain.jar /opt/streamtrain/streamtrain.jar
+# Flink's S3 file system as a plugin beside the jar, where the launcher looks for it: serve --bundle s3://…
+COPY launcher/target/plugins /opt/streamtrain/plugins
 
 USER 10001:10001
 ENTRYPOINT ["java", "-jar", "/opt/streamtrain/streamtrain.jar"]

@@ -75,17 +75,41 @@ class SecureLocalKafkaTest {
     void aWrongPasswordFailsWithinSecondsNamingTheAuthentication() {
         KafkaConnection wrong = kafka.saslConnection(LocalKafkaSecurity.USER, "not-the-password");
         long t0 = System.nanoTime();
-        KafkaException e = assertThrows(KafkaException.class, () -> Topics.ensure(wrong, Map.of("never-" + System.nanoTime(), 1)));
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaPreflight.check(wrong));
         assertFastAndNamed(t0, e, "authentication failed (SaslAuthenticationException)");
         assertTrue(hasCause(e, AuthenticationException.class), messages(e));
     }
 
+    /** The broker only disconnects a plaintext client; the pre-flight names the listener's TLS instead of timing out. */
     @Test
     void aClientWithoutCredentialsFailsWithinSecondsNamingTheSecurityProtocol() {
         KafkaConnection plaintext = KafkaConnection.to(kafka.bootstrapServers());
         long t0 = System.nanoTime();
-        KafkaException e = assertThrows(KafkaException.class, () -> Topics.ensure(plaintext, Map.of("never-" + System.nanoTime(), 1)));
-        assertFastAndNamed(t0, e, "security.protocol");
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaPreflight.check(plaintext));
+        assertFastAndNamed(t0, e, "its listener speaks TLS");
+        assertTrue(e.getMessage().contains("security.protocol is PLAINTEXT"), e.getMessage());
+    }
+
+    @Test
+    void saslCredentialsWithoutTlsFailWithinSecondsNamingTheSecurityProtocol() {
+        Map<String, String> noTls = new HashMap<>(kafka.connection().clientProperties());
+        noTls.put("security.protocol", "SASL_PLAINTEXT");
+        KafkaConnection client = new KafkaConnection(kafka.bootstrapServers(), noTls);
+        long t0 = System.nanoTime();
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaPreflight.check(client));
+        assertFastAndNamed(t0, e, "security.protocol is SASL_PLAINTEXT");
+    }
+
+    /** Nobody listening is an outage, not a misconfiguration: the pre-flight leaves it to the callers, who wait for Kafka or time out. */
+    @Test
+    void aBrokerThatIsDownIsLeftToTheCallersOutageHandling() throws Exception {
+        int free;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            free = s.getLocalPort();
+        }
+        long t0 = System.nanoTime();
+        KafkaPreflight.check(KafkaConnection.to("127.0.0.1:" + free));
+        assertTrue((System.nanoTime() - t0) / 1e9 < 10, "the pre-flight gives up within seconds");
     }
 
     @Test
@@ -94,7 +118,7 @@ class SecureLocalKafkaTest {
         noCertificate.keySet().removeIf(k -> k.startsWith("ssl.keystore") || k.equals("ssl.key.password"));
         KafkaConnection anonymous = new KafkaConnection(kafka.mtlsBootstrapServers(), noCertificate);
         long t0 = System.nanoTime();
-        KafkaException e = assertThrows(KafkaException.class, () -> Topics.ensure(anonymous, Map.of("never-" + System.nanoTime(), 1)));
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaPreflight.check(anonymous));
         assertFastAndNamed(t0, e, "authentication failed (SslAuthenticationException)");
         assertTrue(messages(e).contains("bad_certificate"), messages(e));
     }
@@ -141,7 +165,7 @@ class SecureLocalKafkaTest {
         double seconds = (System.nanoTime() - t0) / 1e9;
         String messages = messages(e);
         assertTrue(messages.contains(named), "names '" + named + "': " + messages);
-        assertTrue(seconds < 30, "failed after " + seconds + " s: " + messages);
+        assertTrue(seconds < 10, "failed after " + seconds + " s: " + messages);
         assertFalse(messages.contains("not-the-password"), messages);
     }
 

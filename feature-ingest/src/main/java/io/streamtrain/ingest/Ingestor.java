@@ -5,6 +5,7 @@ import io.streamtrain.ingest.format.LineParser;
 import io.streamtrain.ingest.format.ParseResult;
 import io.streamtrain.kafka.KafkaClientConfig;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.kafka.Topics;
 import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
@@ -136,6 +137,7 @@ public final class Ingestor {
         /** Creates {@code topics} (name to partitions) first unless the settings say not to. */
         public Run(IngestSettings settings, Map<String, Integer> topics) {
             this.settings = settings;
+            KafkaPreflight.check(settings.kafka());
             if (settings.partitions() > 0) {
                 try {
                     Topics.ensure(settings.kafka(), topics);

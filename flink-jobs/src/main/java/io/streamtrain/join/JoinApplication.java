@@ -1,5 +1,7 @@
 package io.streamtrain.join;
 
+import io.streamtrain.kafka.KafkaPreflight;
+import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.RequiredFlinkSettings;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -19,6 +21,7 @@ public final class JoinApplication {
     public static void main(String[] args) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         Configuration conf = RequiredFlinkSettings.forApplication(env, LOG);
+        KafkaPreflight.check(TrainingOptions.kafka(conf));
         JoinJob.build(env, conf);
         env.execute(JoinJob.jobName(conf));
     }

@@ -2,6 +2,8 @@ package io.streamtrain.sql;
 
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.options.OptionRule;
+import io.streamtrain.train.TrainingOptions;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
@@ -39,7 +41,8 @@ public final class TrainingTableFactory implements DynamicTableSinkFactory {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
         helper.validateExcept(TrainingTableOptions.KAFKA_PROPERTIES_PREFIX); // unknown keys, with the list of supported ones
         String table = context.getObjectIdentifier().getObjectName();
-        Configuration training = TrainingTableOptions.trainingConfiguration(context.getCatalogTable().getOptions(), table);
+        Configuration training = TrainingTableOptions.trainingConfiguration(context.getCatalogTable().getOptions(),
+                context.getConfiguration().getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of()), table);
         RowType columns = (RowType) context.getPhysicalRowDataType().getLogicalType();
         FeatureMapping mapping = ColumnMapping.forSink(helper.getOptions().get(TrainingTableOptions.MAPPING), columns, table);
         for (OptionRule<?> rule : TrainingTableOptions.RULES) {

@@ -5,6 +5,7 @@ import static io.streamtrain.options.OptionRule.atLeast;
 import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.options.OptionRule;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.train.TopicOptions;
 import io.streamtrain.train.TrainingOptions;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,9 +22,11 @@ import org.apache.flink.table.api.ValidationException;
  * The options of a {@code 'connector' = 'streamtrain'} table: the training job's own options
  * ({@link TrainingOptions}, {@link PsOptions}) under their short names ({@code streamtrain.train.model}
  * is {@code 'model'}, {@code streamtrain.ps.dim} is {@code 'dim'}, {@code streamtrain.kafka.bootstrap-servers}
- * is {@code 'kafka.bootstrap-servers'}), plus the table's own: how columns become features and the
+ * is {@code 'kafka.bootstrap-servers'}, {@code streamtrain.topics.feedback.retention} is
+ * {@code 'topics.feedback.retention'}), plus the table's own: how columns become features and the
  * staging topic's partitions. One set of definitions, so defaults and descriptions cannot drift.
- * Kafka client properties are {@code 'properties.<key>'}, as in Flink's Kafka connector.
+ * Kafka client properties are {@code 'properties.<key>'}, as in Flink's Kafka connector, over the
+ * session's {@code streamtrain.kafka.properties.<key>}.
  */
 public final class TrainingTableOptions {
     public static final ConfigOption<String> MAPPING =
@@ -74,10 +77,20 @@ public final class TrainingTableOptions {
     /**
      * The training job's configuration from a table's options, checked as the command line's is
      * ({@link SettingsCheck}), so a bad value fails the statement with the table key in the message.
+     *
+     * @param sessionKafkaProperties the session's Kafka client properties ({@code streamtrain.kafka.properties.<key>},
+     *     e.g. from {@code sql-gateway --kafka-properties}): every client of the job gets them, the table's
+     *     {@code 'properties.<key>'} win over them
      */
-    public static Configuration trainingConfiguration(Map<String, String> tableOptions, String tableName) {
+    public static Configuration trainingConfiguration(Map<String, String> tableOptions, Map<String, String> sessionKafkaProperties,
+            String tableName) {
         Map<String, String> settings = new HashMap<>();
         Map<String, String> tableKeys = new HashMap<>();
+        sessionKafkaProperties.forEach((key, value) -> {
+            String property = TrainingOptions.KAFKA_PROPERTIES.key() + "." + key;
+            settings.put(property, value);
+            tableKeys.put(property, property);
+        });
         tableOptions.forEach((key, value) -> {
             if (key.startsWith(KAFKA_PROPERTIES_PREFIX)) {
                 String property = TrainingOptions.KAFKA_PROPERTIES.key() + "." + key.substring(KAFKA_PROPERTIES_PREFIX.length());
@@ -117,7 +130,7 @@ public final class TrainingTableOptions {
 
     private static Map<String, ConfigOption<?>> trainingOptions() {
         Map<String, ConfigOption<?>> byTableKey = new LinkedHashMap<>();
-        for (Class<?> holder : List.of(TrainingOptions.class, PsOptions.class)) {
+        for (Class<?> holder : List.of(TrainingOptions.class, PsOptions.class, TopicOptions.class)) {
             for (java.lang.reflect.Field f : holder.getFields()) {
                 if (f.getType() != ConfigOption.class) {
                     continue;

@@ -4,6 +4,7 @@ import io.streamtrain.config.InvalidSettingsException;
 import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.ps.KeyGroups;
 import io.streamtrain.train.LoopOutputs;
 import io.streamtrain.train.TrainingJob;
@@ -86,6 +87,7 @@ public final class TrainingTableSink implements DynamicTableSink {
         String staging = conf.get(TrainingOptions.TOPIC);
         Map<TopicPartition, Long> feedbackStart;
         try (KafkaProgress kafka = new KafkaProgress(connection)) {
+            KafkaPreflight.check(connection);
             kafka.ensureTopics(Map.of(staging, stagingPartitions));
             kafka.ensureJobTopics(conf);
             // A fresh job trains on what this query writes, not on what an earlier one left in

@@ -2,6 +2,7 @@ package io.streamtrain.train;
 
 import io.streamtrain.kafka.KafkaClientConfig;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.message.PushApplied;
 import io.streamtrain.ps.message.RowChanged;
 import io.streamtrain.ps.message.Push;
@@ -48,17 +49,23 @@ public record LoopOutputs(
         metrics.sinkTo(KafkaSinks.atLeastOnce(KafkaSinks.producer(kafka), new MetricsSerializer(TrainingOptions.metricsTopic(conf))))
                 .uid("streamtrain-metrics-sink")
                 .name("metrics-sink");
+        // Model updates are published at once, versioned, when a recovery cannot take them back:
+        // the PS applies only pushes read from the feedback log, and a recovery applies the same
+        // pushes again to the same rows, so a repeat carries the same row, version and weights and
+        // the follower keeps each row's highest version (docs/ARCHITECTURE.md, "Serving"). With a
+        // row TTL expiry depends on the wall clock, so they wait for their checkpoint instead.
+        // Either way a task of its own: the PS's thread never waits on the broker.
+        rowsChanged.ifPresent(rows -> rows
+                .sinkTo(versionedUpdates(conf)
+                        ? KafkaSinks.atLeastOnce(uncompressed(kafka), modelUpdateSerializer(conf, true))
+                        : KafkaSinks.exactlyOnce(kafka, modelUpdateSerializer(conf, false), name + "-updates"))
+                .uid("streamtrain-model-updates-sink")
+                .name("model-updates-sink")
+                .disableChaining());
         // The exactly-once sinks run as tasks of their own, not chained to the PS and the batcher:
         // a transactional writer blocks its task thread on the broker (initTransactions for every
         // checkpoint's transaction; aborting lingering transactions on restore), which would
         // otherwise stall the loop each checkpoint and delay the batcher's start after a rescale.
-        // Exactly once: a follower sees a row's update only once its checkpoint completed, so
-        // serving never shows an update that a recovery takes back.
-        rowsChanged.ifPresent(rows -> rows
-                .sinkTo(KafkaSinks.exactlyOnce(kafka, modelUpdateSerializer(conf), name + "-updates"))
-                .uid("streamtrain-model-updates-sink")
-                .name("model-updates-sink")
-                .disableChaining());
         // Dead letters are counted by users: exactly once, so a replay does not repeat them.
         deadLetters.sinkTo(KafkaSinks.exactlyOnce(kafka, new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)), name + "-dlq"))
                 .uid("streamtrain-dead-letter-sink")
@@ -72,7 +79,8 @@ public record LoopOutputs(
                 .union(Outgoing.of(applied, new AppliedSerializer(TrainingOptions.appliedTopic(conf)), "applied-records"),
                         Outgoing.of(metrics, new MetricsSerializer(TrainingOptions.metricsTopic(conf)), "metrics-records"),
                         Outgoing.of(deadLetters, new DeadLetterSerializer(TrainingOptions.deadLetterTopic(conf)), "dead-letter-records"));
-        return rowsChanged.map(rows -> all.union(Outgoing.of(rows, modelUpdateSerializer(conf), "model-update-records"))).orElse(all);
+        // Through the one transactional sink, updates arrive in commit order: unversioned, as checkpoint-bound ones.
+        return rowsChanged.map(rows -> all.union(Outgoing.of(rows, modelUpdateSerializer(conf, false), "model-update-records"))).orElse(all);
     }
 
     private static KafkaClientConfig uncompressed(KafkaConnection kafka) {
@@ -83,7 +91,16 @@ public record LoopOutputs(
         return new PushSerializer(TrainingOptions.feedbackTopic(conf), conf.get(TrainingOptions.FEEDBACK_PARTITIONS));
     }
 
-    private static ModelUpdateSerializer modelUpdateSerializer(Configuration conf) {
-        return new ModelUpdateSerializer(conf.get(TrainingOptions.MODEL_UPDATES_TOPIC));
+    private static ModelUpdateSerializer modelUpdateSerializer(Configuration conf, boolean versioned) {
+        return new ModelUpdateSerializer(conf.get(TrainingOptions.MODEL_UPDATES_TOPIC), versioned);
+    }
+
+    /**
+     * Whether the job's model updates are versioned and published at once: unless rows expire
+     * ({@link PsOptions#ROW_TTL}), since expiry is decided by the wall clock and a recovery could
+     * then compute a row differently.
+     */
+    static boolean versionedUpdates(Configuration conf) {
+        return conf.getOptional(PsOptions.ROW_TTL).isEmpty();
     }
 }

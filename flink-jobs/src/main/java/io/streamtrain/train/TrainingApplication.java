@@ -1,5 +1,6 @@
 package io.streamtrain.train;
 
+import io.streamtrain.kafka.KafkaPreflight;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -26,6 +27,7 @@ public final class TrainingApplication {
 
     /** Builds and runs the training job (a backfill when its configuration has stop offsets). */
     static void execute(StreamExecutionEnvironment env, Configuration conf) throws Exception {
+        KafkaPreflight.check(TrainingOptions.kafka(conf));
         Map<TopicPartition, Long> feedbackStart;
         try (KafkaProgress kafka = new KafkaProgress(TrainingOptions.kafka(conf))) {
             feedbackStart = kafka.endOffsets(TrainingOptions.feedbackTopic(conf));

@@ -115,7 +115,9 @@ public final class TrainingOptions {
                     .intType()
                     .asList()
                     .defaultValues(256, 128, 64)
-                    .withDescription("Deep models: the widths of the MLP's hidden layers (ReLU), input side first; may be empty.");
+                    .withDescription("Deep models: the widths of the MLP's hidden layers (ReLU), input side first; may be empty."
+                            + " As a -D value or a SQL table option it is a Flink list, separated by semicolons"
+                            + " ('256;128;64'); train's --hidden takes commas.");
 
     public static final ConfigOption<Integer> CROSS_LAYERS =
             ConfigOptions.key("streamtrain.train.cross-layers")
@@ -225,8 +227,11 @@ public final class TrainingOptions {
                     .noDefaultValue()
                     .withDescription(
                             "When set, the PS publishes every row it changes to this compacted topic (key and value in"
-                                    + " the serving bundle's row layout), exactly once: a row's update becomes visible when"
-                                    + " the checkpoint that holds it completes. `serve --follow` applies it. Unset: off.");
+                                    + " the serving bundle's row layout) as soon as it applies a push, with the row's version"
+                                    + " in a header: a recovery publishes the same rows at the same versions again, and"
+                                    + " `serve --follow` keeps each row's highest version. With `streamtrain.ps.row-ttl` set,"
+                                    + " the updates are transactional instead and become visible when their checkpoint"
+                                    + " completes. Unset: off.");
 
     public static final ConfigOption<Integer> MODEL_UPDATES_PARTITIONS =
             ConfigOptions.key("streamtrain.train.model-updates-partitions")
@@ -361,6 +366,18 @@ public final class TrainingOptions {
     }
 
     /** The job's Kafka: its bootstrap servers and the user's client properties. */
+    /**
+     * Adds Kafka client properties over those {@code conf} holds, each under its own key
+     * ({@code streamtrain.kafka.properties.sasl.jaas.config}): a whole-map value would be printed
+     * and checked as one string, and a secret in it would not be hidden.
+     */
+    public static void addKafkaProperties(Configuration conf, Map<String, String> properties) {
+        Map<String, String> merged = new TreeMap<>(conf.getOptional(KAFKA_PROPERTIES).orElse(Map.of()));
+        merged.putAll(properties);
+        conf.removeConfig(KAFKA_PROPERTIES);
+        merged.forEach((key, value) -> conf.setString(KAFKA_PROPERTIES.key() + "." + key, value));
+    }
+
     public static KafkaConnection kafka(Configuration conf) {
         return new KafkaConnection(conf.get(BOOTSTRAP), conf.getOptional(KAFKA_PROPERTIES).orElse(Map.of()));
     }

@@ -54,9 +54,11 @@ final class ConfigurationDocs {
                 A streamtrain table takes the training job's and the parameter server's options above under short
                 names: the key without `streamtrain.` and without `train.` or `ps.` (`streamtrain.train.batch-size`
                 is `'batch-size'`, `streamtrain.ps.dim` is `'dim'`, `streamtrain.kafka.bootstrap-servers` is
-                `'kafka.bootstrap-servers'`), except `start-from`, `start-offsets` and `stop-offsets`: where the
-                loop starts is the sink's business. The table's name is its `name`, and `<table>.examples` its
-                `topic`. Its own options:
+                `'kafka.bootstrap-servers'`, `streamtrain.topics.feedback.retention` is `'topics.feedback.retention'`),
+                except `start-from`, `start-offsets` and `stop-offsets`: where the loop starts is the sink's
+                business. Kafka client properties are `'properties.<key>'`, over the session's
+                `streamtrain.kafka.properties.<key>` (`sql --kafka-properties`, `sql-gateway --kafka-properties`).
+                The table's name is its `name`, and `<table>.examples` its `topic`. Its own options:
 
                 """);
         table(md, KnownOption.declaredIn(TrainingTableOptions.class), TrainingTableOptions.RULES);

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.PsOptions;
+import io.streamtrain.train.TopicOptions;
 import io.streamtrain.train.TrainingOptions;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -20,7 +22,7 @@ class TrainingTableFactoryTest {
     @Test
     void tableKeysAreTheTrainingOptionsShortNames() {
         Configuration conf = TrainingTableOptions.trainingConfiguration(
-                Map.of("model", "lr", "dim", "16", "batch-size", "32", "kafka.bootstrap-servers", "k:9", "learning-rate", "0.5"), "m");
+                Map.of("model", "lr", "dim", "16", "batch-size", "32", "kafka.bootstrap-servers", "k:9", "learning-rate", "0.5"), Map.of(), "m");
         assertEquals(ModelKind.LR, conf.get(TrainingOptions.MODEL));
         assertEquals(16, conf.get(PsOptions.DIM));
         assertEquals(32, conf.get(TrainingOptions.BATCH_SIZE));
@@ -35,11 +37,21 @@ class TrainingTableFactoryTest {
     @Test
     void propertiesKeysAreKafkaClientPropertiesOfTheJob() {
         Configuration conf = TrainingTableOptions.trainingConfiguration(
-                Map.of("properties.security.protocol", "SASL_SSL", "properties.sasl.mechanism", "SCRAM-SHA-512"), "m");
+                Map.of("properties.security.protocol", "SASL_SSL", "properties.sasl.mechanism", "SCRAM-SHA-512"), Map.of(), "m");
         assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512"), conf.get(TrainingOptions.KAFKA_PROPERTIES));
         assertEquals("SASL_SSL", TrainingOptions.kafka(conf).client().properties().getProperty("security.protocol"));
         assertTrue(TrainingTableOptions.tableOptions().stream().noneMatch(o -> o.key().equals("kafka.properties")),
                 "one way to give a client property: 'properties.<key>'");
+    }
+
+    @Test
+    void topicOptionsAreTableKeysAndTheSessionsKafkaPropertiesAreTheDefaults() {
+        Configuration conf = TrainingTableOptions.trainingConfiguration(
+                Map.of("topics.dead-letter.retention", "2 d", "properties.sasl.mechanism", "PLAIN"),
+                Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512"), "m");
+        assertEquals(Duration.ofDays(2), conf.get(TopicOptions.DEAD_LETTER_RETENTION));
+        assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN"), conf.get(TrainingOptions.KAFKA_PROPERTIES),
+                "the table's 'properties.<key>' win over the session's");
     }
 
     @Test

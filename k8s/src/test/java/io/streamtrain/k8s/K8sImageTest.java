@@ -71,7 +71,7 @@ class K8sImageTest {
                     plugins = var.path("value").asText();
                 }
             }
-            assertEquals("flink-s3-fs-presto-" + FLINK_VERSION + ".jar", plugins, r + ": " + ResourceKinds.describe(doc));
+            assertEquals("flink-s3-fs-hadoop-" + FLINK_VERSION + ".jar", plugins, r + ": " + ResourceKinds.describe(doc));
         }
     }
 }

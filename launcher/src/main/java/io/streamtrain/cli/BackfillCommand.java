@@ -1,5 +1,6 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.BackfillRange;
 import io.streamtrain.train.run.BackfillRun;
 import io.streamtrain.train.run.SessionTarget;
@@ -33,9 +34,9 @@ public final class BackfillCommand implements Callable<Integer> {
                 description = "Start at the first record at or after TIME (ISO-8601 instant, epoch ms, earliest or latest).")
         String time;
 
-        @Option(names = "--from-offsets", paramLabel = "P:O[,P:O…]", split = ",",
+        @Option(names = "--from-offsets", paramLabel = "P:O[,P:O…]",
                 description = "Start offsets per partition; partitions not listed start at their earliest offset.")
-        Map<Integer, Long> offsets;
+        String offsets;
     }
 
     @ArgGroup(exclusive = true)
@@ -46,9 +47,9 @@ public final class BackfillCommand implements Callable<Integer> {
                 description = "End before the first record at or after TIME (ISO-8601 instant, epoch ms, or latest).")
         String time;
 
-        @Option(names = "--to-offsets", paramLabel = "P:O[,P:O…]", split = ",",
+        @Option(names = "--to-offsets", paramLabel = "P:O[,P:O…]",
                 description = "End offsets (exclusive) per partition; partitions not listed end at their current end.")
-        Map<Integer, Long> offsets;
+        String offsets;
     }
 
     @Option(names = "--from-savepoint", paramLabel = "PATH",
@@ -73,12 +74,22 @@ public final class BackfillCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** {@code P:O[,P:O…]}, read as the offsets options of the job are (a Flink map option). */
+    private static Map<Integer, Long> partitionOffsets(String option, String pairs) {
+        try {
+            return TrainingOptions.partitionOffsets(Configuration.fromMap(Map.of(TrainingOptions.START_OFFSETS.key(), pairs))
+                    .get(TrainingOptions.START_OFFSETS));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + " " + pairs + ": expected partition:offset pairs, e.g. 0:1200,1:1180", e);
+        }
+    }
+
     BackfillRun.Settings settings() {
         Configuration conf = job.configuration(new Flags().with("--parallelism", CoreOptions.DEFAULT_PARALLELISM, parallelism), System.err::println);
         BackfillRange.Bound from = start == null ? null
-                : start.time != null ? BackfillRange.Bound.ofTime(start.time) : BackfillRange.Bound.ofOffsets(start.offsets);
+                : start.time != null ? BackfillRange.Bound.ofTime(start.time) : BackfillRange.Bound.ofOffsets(partitionOffsets("--from-offsets", start.offsets));
         BackfillRange.Bound to = end == null ? BackfillRange.Bound.ofTime("latest")
-                : end.time != null ? BackfillRange.Bound.ofTime(end.time) : BackfillRange.Bound.ofOffsets(end.offsets);
+                : end.time != null ? BackfillRange.Bound.ofTime(end.time) : BackfillRange.Bound.ofOffsets(partitionOffsets("--to-offsets", end.offsets));
         TrainingRun.Settings training = new TrainingRun.Settings(conf, outSavepoint.resolve("checkpoints"),
                 conf.get(CoreOptions.DEFAULT_PARALLELISM), ConfigurationSources.checkpointInterval(conf), null, false, System.err);
         SessionTarget target = session.target();

@@ -1,16 +1,16 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.cluster.FileSystemPlugins;
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.config.InvalidSettingsException;
 import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.train.TrainingOptions;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -51,6 +51,7 @@ final class ConfigurationSources {
         conf.addAll(Configuration.fromMap(dynamic));
         flags.applyTo(conf);
         addKafkaProperties(conf);
+        FileSystemPlugins.initialize(conf); // s3.* settings, checkpoints on s3://
         SettingsCheck.Result checked = SettingsCheck.check(conf);
         checked.warnings().forEach(w -> warn.accept("warning: " + w));
         if (!checked.errors().isEmpty()) {
@@ -63,39 +64,20 @@ final class ConfigurationSources {
         return conf;
     }
 
-    /**
-     * The {@code --kafka-properties} file's entries over the client properties set so far, each
-     * under its own key ({@code streamtrain.kafka.properties.sasl.jaas.config}): a whole-map value
-     * would be printed and checked as one string, and a secret in it would not be hidden.
-     */
+    /** The {@code --kafka-properties} file's entries over the client properties set so far. */
     private void addKafkaProperties(Configuration conf) {
-        Map<String, String> merged = new TreeMap<>(conf.getOptional(TrainingOptions.KAFKA_PROPERTIES).orElse(Map.of()));
-        merged.putAll(KafkaClientProperties.load(kafkaProperties));
-        conf.removeConfig(TrainingOptions.KAFKA_PROPERTIES);
-        merged.forEach((key, value) -> conf.setString(TrainingOptions.KAFKA_PROPERTIES.key() + "." + key, value));
+        TrainingOptions.addKafkaProperties(conf, KafkaClientProperties.load(kafkaProperties));
     }
 
     /** The retained checkpoints of a local run: the configured directory, or {@code fallback}. */
     static Path checkpointDir(Configuration conf, String fallback) {
-        return conf.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).map(ConfigurationSources::localPath)
+        return conf.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).map(ModelStorage::local)
                 .orElse(Path.of(fallback));
     }
 
     /** A directory flag's value as Flink's directory options take it; null stays null. */
     static String uri(Path dir) {
-        return dir == null ? null : dir.toAbsolutePath().toUri().toString();
-    }
-
-    private static Path localPath(String dir) {
-        URI uri = URI.create(dir);
-        if (uri.getScheme() == null) {
-            return Path.of(dir);
-        }
-        if (uri.getScheme().equals("file")) {
-            return Path.of(uri);
-        }
-        throw new IllegalArgumentException(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key() + " = '" + dir
-                + "': a local run keeps its checkpoints on this machine: give a path or a file:// URI");
+        return dir == null ? null : ModelStorage.uri(dir).toString();
     }
 
     /** The checkpoint interval of a local run: the configured one, or {@link #LOCAL_CHECKPOINT_INTERVAL}. */

@@ -3,6 +3,7 @@ package io.streamtrain.cli;
 import java.nio.file.Path;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.report.Dashboard;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -35,7 +36,9 @@ public final class DashboardCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (Dashboard dashboard = Dashboard.start(KafkaConnection.of(bootstrap, kafkaProperties), topic, port)) {
+        KafkaConnection kafka = KafkaConnection.of(bootstrap, kafkaProperties);
+        KafkaPreflight.check(kafka);
+        try (Dashboard dashboard = Dashboard.start(kafka, topic, port)) {
             System.out.println("dashboard: following " + topic + " on " + bootstrap + "; open " + dashboard.url() + " (Ctrl-C stops)");
             dashboard.awaitShutdown(System.out, reportEvery);
         }

@@ -6,6 +6,7 @@ import io.streamtrain.bundle.Bundle;
 import io.streamtrain.bundle.BundleWriter;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.contract.ModelInfo;
+import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.ingest.format.ParseOptions;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.ps.KeyGroups;
@@ -19,6 +20,7 @@ import io.streamtrain.train.run.TrainingRun;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,11 +35,12 @@ import picocli.CommandLine.Option;
 /**
  * {@code streamtrain bench export}: how long {@code export --bundle} takes per million rows. The
  * table is seeded into a savepoint ({@link SeedTable}, as the PS would initialise the rows) and
- * exported from there with the State Processor API, the same path as a retained checkpoint.
+ * exported from there: its state files read directly, as export reads any checkpoint or savepoint
+ * ({@link CheckpointRows}).
  */
 @Command(name = "export", mixinStandardHelpOptions = true,
-        description = "Seeds savepoints with N embedding rows each and times `export --bundle` on them (State Processor API read, "
-                + "RocksDB write, checksum), then the bundle's open-and-verify; prints a table.")
+        description = "Seeds savepoints with N embedding rows each and times `export --bundle` on them (checksums checked, state files "
+                + "read in parallel, SST files bulk-loaded), then the bundle's open-and-verify; prints a table.")
 public final class ExportBenchCommand implements Callable<Integer> {
     @Option(names = "--rows", split = ",", defaultValue = "1000000", description = "Row counts to measure, comma-separated (default: ${DEFAULT-VALUE}).")
     List<Long> rows;
@@ -47,6 +50,14 @@ public final class ExportBenchCommand implements Callable<Integer> {
 
     @Option(names = "--fields", defaultValue = "10", description = "Fields the rows are spread over (default: ${DEFAULT-VALUE}).")
     int fields;
+
+    @Option(names = "--state-processor-api", description = "Also time reading the rows through the State Processor API, the path"
+            + " export took before it read state files directly (slow: about 15 s per million rows).")
+    boolean stateProcessorApi;
+
+    @Option(names = "--keep-bundles", paramLabel = "DIR",
+            description = "Keep each bundle as DIR/bundle-N (N rows), e.g. for bench serve on a big model; default: deleted with the rest.")
+    Path keepBundles;
 
     @Override
     public Integer call() throws Exception {
@@ -62,8 +73,8 @@ public final class ExportBenchCommand implements Callable<Integer> {
         conf.set(PsOptions.OPTIMIZER, OptimizerKind.ADAGRAD);
         conf.set(PipelineOptions.MAX_PARALLELISM, KeyGroups.DEFAULT_MAX_PARALLELISM);
         ModelInfo info = TrainingJob.modelInfo(conf);
-        System.out.println("| rows | dim | seed s | export s | export s per 1M rows | rows/s | bundle MB | open+verify s |");
-        System.out.println("|---|---|---|---|---|---|---|---|");
+        System.out.println("| rows | dim | seed s | export s | export s per 1M rows | rows/s | export CPU s | State Processor API read rows/s | bundle MB | open+verify s |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|");
         try {
             for (long n : rows) {
                 Path run = dir.resolve("rows-" + n);
@@ -72,17 +83,30 @@ public final class ExportBenchCommand implements Callable<Integer> {
                         RowInitializer.from(conf, ModelKind.FM), OptimizerConfig.from(conf), KeyGroups.DEFAULT_MAX_PARALLELISM, 2);
                 double seedSeconds = seconds(seedStart);
                 long exportStart = System.nanoTime();
+                long exportCpuStart = processCpuNanos();
                 ModelCard card = BundleWriter.write(run.resolve("savepoint"), info, ModelCard.FeatureMapping.of(null, ParseOptions.DEFAULT_HASH_BITS),
                         run.resolve("bundle"), new PrintStream(OutputStream.nullOutputStream()), Long.MAX_VALUE);
                 double exportSeconds = seconds(exportStart);
+                double exportCpuSeconds = (processCpuNanos() - exportCpuStart) / 1e9;
                 long verifyStart = System.nanoTime();
                 try (Bundle bundle = Bundle.open(run.resolve("bundle"))) {
                     bundle.verify();
                 }
                 double verifySeconds = seconds(verifyStart);
-                System.out.printf(Locale.ROOT, "| %,d | %d | %.1f | %.1f | %.1f | %,.0f | %.0f | %.1f |%n", card.contents().rows(), dim, seedSeconds,
-                        exportSeconds, exportSeconds / (card.contents().rows() / 1e6), card.contents().rows() / exportSeconds,
+                String oldPath = "-";
+                if (stateProcessorApi) {
+                    long oldStart = System.nanoTime();
+                    long read = CheckpointRows.readThroughStateProcessorApi(run.resolve("savepoint"), info, row -> {});
+                    oldPath = String.format(Locale.ROOT, "%,.0f", read / seconds(oldStart));
+                }
+                System.out.printf(Locale.ROOT, "| %,d | %d | %.1f | %.1f | %.1f | %,.0f | %.1f | %s | %.0f | %.1f |%n", card.contents().rows(), dim,
+                        seedSeconds, exportSeconds, exportSeconds / (card.contents().rows() / 1e6), card.contents().rows() / exportSeconds,
+                        exportCpuSeconds, oldPath,
                         bytes(run.resolve("bundle")) / 1e6, verifySeconds);
+                if (keepBundles != null) {
+                    Files.createDirectories(keepBundles);
+                    Files.move(run.resolve("bundle"), keepBundles.resolve("bundle-" + n));
+                }
                 if (card.contents().rows() != seeded) {
                     System.err.println("bench: the bundle has " + card.contents().rows() + " rows, the savepoint " + seeded);
                     return 1;
@@ -92,6 +116,11 @@ public final class ExportBenchCommand implements Callable<Integer> {
             delete(dir);
         }
         return 0;
+    }
+
+    /** CPU time of the whole process: on a shared machine, the export's own cost beside its wall time. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double seconds(long start) {

@@ -3,6 +3,7 @@ package io.streamtrain.cli;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.files.OutputFile;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.report.MetricsTopic;
 import io.streamtrain.report.ReportWriter;
 import io.streamtrain.report.RunTimeline;
@@ -48,7 +49,9 @@ public final class ReportCommand implements Callable<Integer> {
         if (out == null && svgDir == null) {
             throw new IllegalArgumentException("nothing to write: give --out FILE and/or --svg-dir DIR");
         }
-        MetricsTopic read = MetricsTopic.readToEnd(KafkaConnection.of(bootstrap, kafkaProperties), topic, READ_TIMEOUT);
+        KafkaConnection kafka = KafkaConnection.of(bootstrap, kafkaProperties);
+        KafkaPreflight.check(kafka);
+        MetricsTopic read = MetricsTopic.readToEnd(kafka, topic, READ_TIMEOUT);
         if (read.unreadable() > 0) {
             System.err.println("report: skipped " + read.unreadable() + " records that are not TrainingMetrics");
         }

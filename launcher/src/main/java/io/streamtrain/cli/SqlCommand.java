@@ -3,6 +3,7 @@ package io.streamtrain.cli;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.sql.SqlScript;
 import io.streamtrain.sql.SqlSession;
+import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.run.LocalFlink;
 import java.net.URI;
 import java.nio.file.Files;
@@ -37,7 +38,8 @@ public final class SqlCommand implements Callable<Integer> {
     @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE",
             description = "Kafka client properties file (Kafka's format, as its tools' --command-config): defines ${"
                     + SqlScript.KAFKA_PROPERTIES_VARIABLE + "} as its entries, 'properties.<key>' = 'value', each followed by a comma,"
-                    + " for the WITH clause of each Kafka table (empty without a file).")
+                    + " for the WITH clause of each Kafka table (empty without a file); and the session's"
+                    + " streamtrain.kafka.properties.<key>, which every client of a streamtrain table's job gets.")
     Path kafkaProperties;
 
     @Option(names = "--jobmanager", paramLabel = "HOST:PORT", description = "REST endpoint of a Flink session cluster (default: a local cluster in this process).")
@@ -55,25 +57,28 @@ public final class SqlCommand implements Callable<Integer> {
             System.err.println("sql: --detach needs --jobmanager (the local cluster lives only as long as this command)");
             return 2;
         }
+        Map<String, String> clientProperties = KafkaClientProperties.load(kafkaProperties);
         Map<String, String> variables = new TreeMap<>(defines);
-        variables.putIfAbsent(SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(KafkaClientProperties.load(kafkaProperties)));
+        variables.putIfAbsent(SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(clientProperties));
         List<String> statements = SqlScript.statements(Files.readString(file), variables);
         System.out.println("sql: " + statements.size() + " statements from " + file);
         if (jobManager != null) {
             URI rest = URI.create("http://" + jobManager);
-            List<JobClient> jobs = run(rest, statements);
+            List<JobClient> jobs = run(rest, statements, clientProperties);
             System.out.println("sql: " + jobs.size() + " job(s) submitted to " + rest + (detach ? "" : "; following them"));
             return detach ? 0 : await(jobs);
         }
         try (LocalFlink flink = new LocalFlink(new Configuration(), parallelism)) {
             System.out.println("sql: local Flink cluster, " + parallelism + " slots, web UI at " + flink.restAddress());
-            List<JobClient> jobs = run(flink.restAddress(), statements);
+            List<JobClient> jobs = run(flink.restAddress(), statements, clientProperties);
             return await(jobs);
         }
     }
 
-    private static List<JobClient> run(URI rest, List<String> statements) {
-        return new SqlSession(new Configuration(), rest, System.out).run(statements);
+    private static List<JobClient> run(URI rest, List<String> statements, Map<String, String> kafkaProperties) {
+        Configuration session = new Configuration();
+        TrainingOptions.addKafkaProperties(session, kafkaProperties);
+        return new SqlSession(session, rest, System.out).run(statements);
     }
 
     /** Waits for every job to end, with a status line now and then; 0 when all finished. */

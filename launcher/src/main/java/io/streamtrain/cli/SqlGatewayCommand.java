@@ -1,8 +1,10 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.sql.Gateway;
 import io.streamtrain.train.run.LocalFlink;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.flink.configuration.Configuration;
@@ -27,11 +29,17 @@ public final class SqlGatewayCommand implements Callable<Integer> {
     @Option(names = "--parallelism", defaultValue = "2", description = "Slots of the local cluster (default: ${DEFAULT-VALUE}).")
     int parallelism;
 
+    @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE",
+            description = "Kafka client properties file (Kafka's format, as its tools' --command-config): every session's"
+                    + " streamtrain.kafka.properties.<key>, for every Kafka client of the jobs of its streamtrain tables (a"
+                    + " table's 'properties.<key>' win). Flink's own 'kafka' connector reads only its table's 'properties.<key>'.")
+    Path kafkaProperties;
+
     @Override
     public Integer call() throws Exception {
         LocalFlink local = jobManager == null ? new LocalFlink(new Configuration(), parallelism) : null;
         URI flink = local != null ? local.restAddress() : URI.create("http://" + jobManager);
-        try (Gateway gateway = new Gateway(flink, bind, port)) {
+        try (Gateway gateway = new Gateway(flink, bind, port, KafkaClientProperties.load(kafkaProperties))) {
             System.out.println("sql-gateway: REST endpoint http://" + bind + ":" + port + "/v1 submitting to Flink at " + flink
                     + (local != null ? " (local, " + parallelism + " slots)" : ""));
             System.out.println("sql-gateway: e.g. curl -X POST http://" + bind + ":" + port + "/v1/sessions -H 'Content-Type: application/json' -d '{}'");

@@ -1,5 +1,7 @@
 package io.streamtrain.cli;
 
+import io.streamtrain.cluster.FileSystemPlugins;
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.export.ExportCommand;
 import io.streamtrain.export.ScoreCommand;
 import io.streamtrain.ingest.IngestCommand;
@@ -51,14 +53,29 @@ public final class StreamtrainCli implements Runnable {
 
     public static void main(String[] args) throws IOException {
         Path temp = ProcessTempDirectory.install(Path.of(System.getProperty("java.io.tmpdir")));
+        FileSystemPlugins.initialize(storageConfiguration());
         int exit = commandLine().execute(args);
         ScratchDirectory.deleteOrWarn(temp);
         System.exit(exit);
     }
 
+    /**
+     * The Flink configuration file's settings for Flink's file systems ({@code s3.*}) of commands
+     * that take no {@code -D} (export, score, serve); a broken file is reported by the command that reads it.
+     */
+    private static org.apache.flink.configuration.Configuration storageConfiguration() {
+        try {
+            return FlinkConfFile.load(null, System.getenv());
+        } catch (IllegalArgumentException e) {
+            return new org.apache.flink.configuration.Configuration();
+        }
+    }
+
     /** The launcher's command line, with its error reporting. */
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new StreamtrainCli());
+        // Every path a command takes may name remote storage (s3://…): ModelStorage resolves it.
+        cli.registerConverter(Path.class, ModelStorage::local);
         cli.setExecutionExceptionHandler(StreamtrainCli::reportFailure);
         return cli;
     }

@@ -83,7 +83,7 @@ final class TrainingJobOptions {
     Duration rowTtl;
 
     @Option(names = "--model-updates-topic", paramLabel = "TOPIC",
-            description = "Publish every changed row, exactly once, to this compacted topic for `serve --follow` (streamtrain.train.model-updates-topic; default: off).")
+            description = "Publish every changed row, versioned, as the PS applies it, to this compacted topic for `serve --follow` (streamtrain.train.model-updates-topic; default: off).")
     String modelUpdatesTopic;
 
     @Option(names = "--input-format", converter = FlinkEnumConverter.InputFormats.class, completionCandidates = FlinkEnumConverter.InputFormats.class,

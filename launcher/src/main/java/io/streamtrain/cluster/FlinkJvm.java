@@ -61,7 +61,9 @@ final class FlinkJvm {
         command.add(classPath(layout));
         command.add(mainClass);
         command.addAll(args);
-        Process process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(FileSystemPlugins.environment());
+        Process process = builder
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(layout.logDir().resolve(name + ".out").toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))

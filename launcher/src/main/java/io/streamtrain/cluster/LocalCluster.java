@@ -1,5 +1,6 @@
 package io.streamtrain.cluster;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.contract.LatestCheckpoint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -193,7 +194,7 @@ public final class LocalCluster {
         BootstrapTools.writeConfiguration(job, layout.jobSpecDir().resolve(GlobalConfiguration.FLINK_CONF_FILENAME).toFile());
         Configuration jm = new Configuration(conf);
         jm.addAll(job);
-        recoverFrom.ifPresent(path -> jm.set(StateRecoveryOptions.SAVEPOINT_PATH, path.toString()));
+        recoverFrom.ifPresent(path -> jm.set(StateRecoveryOptions.SAVEPOINT_PATH, ModelStorage.uri(path).toString()));
         Files.createDirectories(layout.jobManagerConfDir());
         BootstrapTools.writeConfiguration(jm, layout.jobManagerConfDir().resolve(GlobalConfiguration.FLINK_CONF_FILENAME).toFile());
 
@@ -249,7 +250,7 @@ public final class LocalCluster {
     /** The newest retained checkpoint of the job, if any. */
     public static Optional<Path> latestCheckpoint(Configuration job) {
         String dir = job.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
-        return dir == null ? Optional.empty() : LatestCheckpoint.find(Path.of(URI.create(dir)));
+        return dir == null ? Optional.empty() : LatestCheckpoint.find(ModelStorage.local(dir));
     }
 
     public Optional<ProcessHandle> jobManager() {

@@ -1,9 +1,11 @@
 package io.streamtrain.join;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaOutage;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.train.run.CheckpointedProgress;
 import io.streamtrain.train.run.JobEndedException;
 import io.streamtrain.train.RequiredFlinkSettings;
@@ -72,7 +74,7 @@ public final class JoinRun {
     public static Configuration flinkConfiguration(Settings s) {
         Configuration c = new Configuration(s.conf());
         c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
-        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, ModelStorage.uri(s.checkpointDir()).toString());
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
         return RequiredFlinkSettings.apply(c);
     }
@@ -90,6 +92,7 @@ public final class JoinRun {
             throw new IllegalStateException("the --until-end join in " + s.checkpointDir() + " has finished (its checkpoints"
                     + " hold finished sources); use a new --checkpoint-dir, with --start-from committed to continue after it");
         }
+        KafkaPreflight.check(connection);
         try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(impressions, 4, clicks, 4));
             kafka.ensureTopics(List.of(TopicOptions.topic(conf, out, 4, Map.of()),

@@ -59,6 +59,16 @@ class JobConfigurationCliTest {
     }
 
     @Test
+    void s3SettingsArePassedOnWithTheSecretKeyHidden() {
+        Run r = train(Map.of(), "--topic", "t", "--checkpoint-dir", "s3://models/clicks/checkpoints", "-D", "s3.endpoint=http://127.0.0.1:9000",
+                "-D", "s3.access-key=AKIDEXAMPLE", "-D", "s3.secret-key=wJalrXUtnFEMI", "--print-config");
+        assertEquals(0, r.code, r.err);
+        assertTrue(r.lines().containsAll(List.of("execution.checkpointing.dir: s3://models/clicks/checkpoints",
+                "s3.endpoint: http://127.0.0.1:9000", "s3.secret-key: ******")), r.out);
+        assertFalse(r.out.contains("wJalrXUtnFEMI") || r.err.contains("wJalrXUtnFEMI"), r.out + r.err);
+    }
+
+    @Test
     void theConfigurationFileComesFromFlinkConfDirUnlessNamed() throws IOException {
         Files.writeString(dir.resolve("config.yaml"), "streamtrain.train.batch-size: 16\nstreamtrain.train.topic: from-file\n");
         Run r = train(Map.of("FLINK_CONF_DIR", dir.toString()), "--print-config");

@@ -22,9 +22,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The example scripts of flink-jobs/src/main/sql, as a data engineer runs them: train-ctr.sql
  * trains from Kafka JSON, the checkpoint is exported to a bundle, score-ctr.sql scores candidates
  * with STREAMTRAIN_PREDICT; the scores equal the trainer's own math on the same features and beat
- * chance; and the same scoring statement posted to Flink's SQL Gateway REST API returns the same
+ * chance (for an FM and, with the model switched, a DeepFM); and the same scoring statement posted to Flink's SQL Gateway REST API returns the same
  * scores, while a table with an unknown option is rejected there with the option's name.
  */
 class SqlExamplesIT {
@@ -56,8 +53,35 @@ class SqlExamplesIT {
 
     @Test
     void trainScoreAndGatewayFromTheExampleScripts(@TempDir Path dir) throws Exception {
+        Run run = trainAndScore(Files.readString(SCRIPTS.resolve("train-ctr.sql")), dir);
+        try (Bundle bundle = Bundle.open(dir.resolve("bundle"))) {
+            run.assertScoredBy(LoadedModel.of(bundle), 1e-9, "the trainer's math over the bundle");
+        }
+        try (LocalFlink flink = new LocalFlink(new Configuration(), 1)) {
+            checkGateway(flink.restAddress(), run.defines(), run.rows());
+        }
+    }
+
+    /**
+     * The same script with the table's model switched to DeepFM: STREAMTRAIN_PREDICT over its bundle
+     * equals the trainer's math over the checkpoint within 1e-5.
+     */
+    @Test
+    void aDeepFmTableScoredInSqlEqualsTheTrainersMathOverTheCheckpoint(@TempDir Path dir) throws Exception {
+        String script = Files.readString(SCRIPTS.resolve("train-ctr.sql"));
+        String deep = script.replace("'model' = 'fm',", "'model' = 'deepfm', 'fields' = '3', 'hidden' = '32;16',");
+        assertTrue(!deep.equals(script), "the script names its model");
+        Run run = trainAndScore(deep, dir);
+        assertEquals("deepfm", ModelInfo.read(run.checkpoints()).model());
+        run.assertScoredBy(LoadedModel.load(run.checkpoints()), 1e-5, "the trainer's math over the checkpoint");
+    }
+
+    /** Trains with {@code trainScript} until every click is trained, exports the bundle and scores the candidates with score-ctr.sql. */
+    private Run trainAndScore(String trainScript, Path dir) throws Exception {
         String clicks = "sql-ex-clicks-" + System.nanoTime();
         String candidates = "sql-ex-candidates-" + System.nanoTime();
+        // The table's name names its internal topics: one of its own per run on the shared broker.
+        String model = "ctr_model_" + System.nanoTime();
         kafka.createTopic(clicks, 2);
         kafka.createTopic(candidates, 1);
         Random random = new Random(7);
@@ -76,10 +100,10 @@ class SqlExamplesIT {
         try (LocalFlink flink = new LocalFlink(new Configuration(), 2)) {
             PrintStream log = new PrintStream(new ByteArrayOutputStream(), true);
             List<JobClient> training = new SqlSession(new Configuration(), flink.restAddress(), log)
-                    .run(SqlScript.statements(Files.readString(SCRIPTS.resolve("train-ctr.sql")), defines));
+                    .run(SqlScript.statements(trainScript.replace("ctr_model", model), defines));
             assertEquals(1, training.size());
             try (JobMonitor monitor = new JobMonitor(flink.restAddress(), training.get(0).getJobID())) {
-                SqlRuns.awaitTrained(kafka, monitor, "ctr_model", TRAIN, Duration.ofSeconds(120));
+                SqlRuns.awaitTrained(kafka, monitor, model, TRAIN, Duration.ofSeconds(120));
             }
             training.get(0).cancel().get();
 
@@ -87,27 +111,30 @@ class SqlExamplesIT {
                     ModelCard.FeatureMapping.of(null, ParseOptions.DEFAULT_HASH_BITS), dir.resolve("bundle"), System.err, 1_000_000);
             new SqlSession(new Configuration(), flink.restAddress(), new PrintStream(scores, true))
                     .run(SqlScript.statements(Files.readString(SCRIPTS.resolve("score-ctr.sql")), defines));
+        }
+        List<String> lines = printedRows(scores);
+        assertEquals("user\titem\tdevice\tclicked\tp", lines.get(0));
+        List<String> rows = lines.subList(1, lines.size());
+        assertEquals(CANDIDATES, rows.size(), "one score per candidate");
+        return new Run(checkpoints, defines, rows);
+    }
 
-            List<String> lines = printedRows(scores);
-            assertEquals("user\titem\tdevice\tclicked\tp", lines.get(0));
-            List<String> rows = lines.subList(1, lines.size());
-            assertEquals(CANDIDATES, rows.size(), "one score per candidate");
-            try (Bundle bundle = Bundle.open(dir.resolve("bundle"))) {
-                LoadedModel model = LoadedModel.of(bundle);
-                double[] p = new double[rows.size()];
-                float[] labels = new float[rows.size()];
-                for (int i = 0; i < rows.size(); i++) {
-                    String[] f = rows.get(i).split("\t");
-                    double expected = model.predict(keys(f[0], Long.parseLong(f[1]), f[2]), new float[] {1, 1, 1});
-                    p[i] = Double.parseDouble(f[4]);
-                    labels[i] = Float.parseFloat(f[3]);
-                    assertEquals(expected, p[i], 1e-9, "row " + rows.get(i) + ": SQL score equals the trainer's math");
-                }
-                double auc = Auc.of(p, labels);
-                assertTrue(auc > 0.65, "the SQL-trained model ranks clicks above non-clicks: AUC " + auc);
+    /** A trained table's checkpoints, the scripts' variables and the rows score-ctr.sql printed. */
+    private record Run(Path checkpoints, Map<String, String> defines, List<String> rows) {
+        /** Each SQL score equals {@code model}'s on the same features, and the scores rank clicks above non-clicks. */
+        void assertScoredBy(LoadedModel model, double tolerance, String what) throws Exception {
+            double[] p = new double[rows.size()];
+            float[] labels = new float[rows.size()];
+            for (int i = 0; i < rows.size(); i++) {
+                String[] f = rows.get(i).split("\t");
+                double expected = model.predict(keys(f[0], Long.parseLong(f[1]), f[2]), new float[] {1, 1, 1});
+                p[i] = Double.parseDouble(f[4]);
+                labels[i] = Float.parseFloat(f[3]);
+                assertEquals(expected, p[i], tolerance, "row " + rows.get(i) + ": SQL score equals " + what);
             }
-
-            checkGateway(flink.restAddress(), defines, rows);
+            double auc = Auc.of(p, labels);
+            System.err.printf("%s: SQL scores' AUC %.4f%n", ModelInfo.read(checkpoints).model(), auc);
+            assertTrue(auc > 0.65, "the SQL-trained model ranks clicks above non-clicks: AUC " + auc);
         }
     }
 
@@ -144,7 +171,7 @@ class SqlExamplesIT {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        try (Gateway gateway = new Gateway(flink, "127.0.0.1", port)) {
+        try (Gateway gateway = new Gateway(flink, "127.0.0.1", port, Map.of())) {
             GatewayClient client = new GatewayClient(URI.create("http://127.0.0.1:" + port));
             String session = client.openSession();
             client.execute(session, "CREATE TEMPORARY SYSTEM FUNCTION STREAMTRAIN_PREDICT AS '" + PredictFunction.class.getName() + "'");
@@ -170,77 +197,5 @@ class SqlExamplesIT {
         List<String> copy = new ArrayList<>(rows);
         copy.sort(null);
         return copy;
-    }
-
-    /** The SQL Gateway's REST API (v1), as any HTTP client uses it. */
-    private static final class GatewayClient {
-        private final URI base;
-        private final HttpClient http = HttpClient.newHttpClient();
-
-        GatewayClient(URI base) {
-            this.base = base;
-        }
-
-        String openSession() throws Exception {
-            return post("/v1/sessions", "{}").path("sessionHandle").asText();
-        }
-
-        /** Submits a statement and fetches all of its result rows. */
-        List<JsonNode> execute(String session, String statement) throws Exception {
-            List<JsonNode> rows = new ArrayList<>();
-            String operation = submit(session, statement);
-            String next = "/v1/sessions/" + session + "/operations/" + operation + "/result/0";
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            while (next != null) {
-                assertTrue(System.nanoTime() < deadline, "no end of results for: " + statement);
-                HttpResponse<String> r = get(next);
-                assertEquals(200, r.statusCode(), statement + ": " + r.body());
-                JsonNode body = JSON.readTree(r.body());
-                String type = body.path("resultType").asText();
-                body.path("results").path("data").forEach(rows::add);
-                if (type.equals("EOS")) {
-                    break;
-                }
-                if (type.equals("NOT_READY")) {
-                    Thread.sleep(200);
-                }
-                next = body.path("nextResultUri").asText(next);
-            }
-            return rows;
-        }
-
-        /** Submits a statement that must fail; the error text the gateway reports. */
-        String executeExpectingError(String session, String statement) throws Exception {
-            String operation = submit(session, statement);
-            String next = "/v1/sessions/" + session + "/operations/" + operation + "/result/0";
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline) {
-                HttpResponse<String> r = get(next);
-                if (r.statusCode() != 200) {
-                    return r.body();
-                }
-                JsonNode body = JSON.readTree(r.body());
-                assertEquals("NOT_READY", body.path("resultType").asText(), "the statement was expected to fail: " + statement);
-                Thread.sleep(200);
-            }
-            throw new AssertionError("no error within 60 s for: " + statement);
-        }
-
-        private String submit(String session, String statement) throws Exception {
-            return post("/v1/sessions/" + session + "/statements", JSON.writeValueAsString(Map.of("statement", statement)))
-                    .path("operationHandle").asText();
-        }
-
-        private JsonNode post(String path, String json) throws Exception {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve(path))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, r.statusCode(), path + ": " + r.body());
-            return JSON.readTree(r.body());
-        }
-
-        private HttpResponse<String> get(String path) throws Exception {
-            return http.send(HttpRequest.newBuilder(base.resolve(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
-        }
     }
 }

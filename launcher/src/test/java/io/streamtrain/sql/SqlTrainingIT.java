@@ -50,47 +50,13 @@ class SqlTrainingIT {
     void everyRowOfTheQueryIsTrainedExactlyOnceAcrossAFailure(@TempDir Path checkpoints) throws Exception {
         String clicks = "sql-clicks-" + System.nanoTime();
         String model = "ctr" + System.nanoTime();
-        kafka.createTopic(clicks, 2);
-        Map<Long, Long> trueCounts = new HashMap<>();
-        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
-            for (int r = 0; r < GOOD; r++) {
-                String user = "u" + (r % 97);
-                long item = r % 53;
-                String device = (r % 5 == 0) ? null : "d" + (r % 3);
-                String json = "{\"user\":\"" + user + "\",\"item\":" + item + ",\"device\":" + (device == null ? "null" : "\"" + device + "\"")
-                        + ",\"clicked\":" + (r % 2) + "}";
-                producer.send(new ProducerRecord<>(clicks, json.getBytes(StandardCharsets.UTF_8)));
-                count(trueCounts, 0, user);
-                count(trueCounts, 1, Long.toString(item));
-                if (device != null) {
-                    count(trueCounts, 2, device);
-                }
-            }
-            for (int r = 0; r < 3; r++) {
-                producer.send(new ProducerRecord<>(clicks, ("{\"user\":\"x\",\"item\":1,\"device\":\"d\",\"clicked\":7}").getBytes(StandardCharsets.UTF_8)));
-            }
-            producer.flush();
-        }
+        Map<Long, Long> trueCounts = produceClicks(clicks, GOOD);
 
-        String script = """
-                SET 'execution.checkpointing.interval' = '500ms';
-                SET 'execution.checkpointing.dir' = '${checkpoints}';
-                SET 'parallelism.default' = '2';
-                CREATE TABLE clicks (user_id STRING, item BIGINT, device STRING, clicked INT) WITH (
-                  ${kafka-properties} 'connector' = 'kafka', 'topic' = '${clicks}', 'properties.bootstrap.servers' = '${bootstrap}',
-                  'properties.group.id' = '${clicks}-sql', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json',
-                  'json.fail-on-missing-field' = 'false');
-                CREATE TABLE ${model} (label INT, user_id STRING, item BIGINT, device STRING) WITH (
-                  ${kafka-properties} 'connector' = 'streamtrain', 'kafka.bootstrap-servers' = '${bootstrap}',
-                  'model' = 'fm', 'dim' = '4', 'optimizer' = 'count', 'batch-size' = '64',
-                  'inject-failure-after' = '1200');
-                -- the JSON field is "user"; the table renames nothing, the query does
-                INSERT INTO ${model} SELECT clicked AS label, user_id, item, device FROM clicks;
-                """.replace("user_id STRING, item BIGINT, device STRING, clicked", "`user` STRING, item BIGINT, device STRING, clicked")
-                .replace("SELECT clicked AS label, user_id,", "SELECT clicked AS label, `user` AS user_id,");
+        String script = SCRIPT.replace("${options}", "'inject-failure-after' = '1200'");
         Map<String, String> defines = Map.of("checkpoints", checkpoints.toUri().toString(), "clicks", clicks,
                 "bootstrap", kafka.bootstrapServers(), "model", model,
-                SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(kafka.clientProperties()));
+                SqlScript.KAFKA_PROPERTIES_VARIABLE, SqlScript.tableOptions(kafka.clientProperties()),
+                "model-kafka-properties", SqlScript.tableOptions(kafka.clientProperties()));
 
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         try (LocalFlink flink = new LocalFlink(new Configuration(), 2)) {
@@ -110,9 +76,58 @@ class SqlTrainingIT {
                 jobs.get(0).cancel().get();
             }
         }
+        assertTrainedExactlyOnce(checkpoints, model, GOOD, trueCounts);
+    }
 
+    /**
+     * The training script: JSON clicks from Kafka into a streamtrain table, with the table's extra
+     * options at {@code ${options}} and its Kafka client properties at {@code ${model-kafka-properties}}.
+     */
+    static final String SCRIPT = """
+            SET 'execution.checkpointing.interval' = '500ms';
+            SET 'execution.checkpointing.dir' = '${checkpoints}';
+            SET 'parallelism.default' = '2';
+            CREATE TABLE clicks (`user` STRING, item BIGINT, device STRING, clicked INT) WITH (
+              ${kafka-properties} 'connector' = 'kafka', 'topic' = '${clicks}', 'properties.bootstrap.servers' = '${bootstrap}',
+              'properties.group.id' = '${clicks}-sql', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json',
+              'json.fail-on-missing-field' = 'false');
+            CREATE TABLE ${model} (label INT, user_id STRING, item BIGINT, device STRING) WITH (
+              ${model-kafka-properties} 'connector' = 'streamtrain', 'kafka.bootstrap-servers' = '${bootstrap}',
+              'model' = 'fm', 'dim' = '4', 'optimizer' = 'count', 'batch-size' = '64', ${options});
+            -- the JSON field is "user"; the table renames nothing, the query does
+            INSERT INTO ${model} SELECT clicked AS label, `user` AS user_id, item, device FROM clicks;
+            """;
+
+    /** Writes {@code good} JSON clicks and 3 with a bad label to a new topic {@code clicks}; the true count of every feature. */
+    Map<Long, Long> produceClicks(String clicks, int good) {
+        kafka.createTopic(clicks, 2);
+        Map<Long, Long> trueCounts = new HashMap<>();
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            for (int r = 0; r < good; r++) {
+                String user = "u" + (r % 97);
+                long item = r % 53;
+                String device = (r % 5 == 0) ? null : "d" + (r % 3);
+                String json = "{\"user\":\"" + user + "\",\"item\":" + item + ",\"device\":" + (device == null ? "null" : "\"" + device + "\"")
+                        + ",\"clicked\":" + (r % 2) + "}";
+                producer.send(new ProducerRecord<>(clicks, json.getBytes(StandardCharsets.UTF_8)));
+                count(trueCounts, 0, user);
+                count(trueCounts, 1, Long.toString(item));
+                if (device != null) {
+                    count(trueCounts, 2, device);
+                }
+            }
+            for (int r = 0; r < 3; r++) {
+                producer.send(new ProducerRecord<>(clicks, ("{\"user\":\"x\",\"item\":1,\"device\":\"d\",\"clicked\":7}").getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+        return trueCounts;
+    }
+
+    /** The count oracle on the latest checkpoint, and each bad-label row dead-lettered once with its reason. */
+    void assertTrainedExactlyOnce(Path checkpoints, String model, int good, Map<Long, Long> trueCounts) throws Exception {
         List<ExportedRow> rows = CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints));
-        TestExamples.assertCountedExactlyOnce(rows, GOOD, trueCounts);
+        TestExamples.assertCountedExactlyOnce(rows, good, trueCounts);
 
         List<ConsumerRecord<byte[], byte[]>> dead = kafka.readAll(model + ".examples.dlq", true, Duration.ofSeconds(10));
         assertEquals(3, dead.size(), "each bad-label row dead-lettered once");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.contract.RowCodec;
+import io.streamtrain.contract.RowVersion;
 import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.LatestCheckpoint;
@@ -94,14 +95,24 @@ class ExactlyOnceIT {
     }
 
     /**
-     * The committed model updates, latest per row, are the model itself: every row of the final
-     * checkpoint with its exact weights, and no row the model does not have. Failures and the
-     * resume in between must neither lose an update nor leave one a recovery took back.
+     * The model updates, each row's highest version (as a follower keeps them), are the model
+     * itself: every row of the final checkpoint with its exact weights, and no row the model does
+     * not have. Failures and the resume in between must neither lose an update nor publish one a
+     * recovery computes differently: every (row, version) published more than once has one value.
      */
     private void assertModelUpdatesEndAtTheModel(String updatesTopic, List<ExportedRow> rows) {
         Map<Long, byte[]> latest = new HashMap<>();
-        for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(updatesTopic, true, Duration.ofSeconds(30))) {
-            latest.put(RowCodec.rowKey(r.key()), r.value());
+        Map<Long, Long> versions = new HashMap<>();
+        Map<String, byte[]> byVersion = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(updatesTopic, false, Duration.ofSeconds(30))) {
+            long key = RowCodec.rowKey(r.key());
+            long version = RowVersion.of(r.headers());
+            byte[] same = byVersion.putIfAbsent(key + "@" + version, r.value());
+            assertTrue(same == null || java.util.Arrays.equals(same, r.value()), "row " + key + " at version " + version + " published with two values");
+            if (RowVersion.supersedes(version, versions.getOrDefault(key, RowVersion.NONE))) {
+                latest.put(key, r.value());
+                versions.put(key, version);
+            }
         }
         assertEquals(rows.size(), latest.size(), "rows with a published update");
         for (ExportedRow row : rows) {

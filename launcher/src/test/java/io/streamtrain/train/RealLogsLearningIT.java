@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import io.streamtrain.testdata.SharedData;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * training rows. (The Avazu sample's 100 rows are too few to tell models apart: ±0.1 AUC noise.)
  */
 class RealLogsLearningIT {
-    private static final Path CRITEO = sharedData("criteo-sample-2k.tsv");
+    private static final Path CRITEO = SharedData.file(SharedData.CRITEO_SAMPLE);
     private static final int TRAIN_ROWS = 1600;
     private final KafkaFixture kafka = KafkaFixture.shared();
 
@@ -84,21 +85,6 @@ class RealLogsLearningIT {
         System.err.println(model + ": " + summary.line());
         assertEquals(TRAIN_ROWS, summary.records(), "trained every row");
         return LoadedModel.load(checkpoints);
-    }
-
-    /** {@code shared/data/NAME} in the nearest directory above the working directory that has it (-Dstreamtrain.shared-data=DIR overrides). */
-    private static Path sharedData(String name) {
-        String configured = System.getProperty("streamtrain.shared-data");
-        if (configured != null) {
-            return Path.of(configured, name);
-        }
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path candidate = dir.resolve("shared").resolve("data").resolve(name);
-            if (Files.isRegularFile(candidate)) {
-                return candidate;
-            }
-        }
-        return Path.of("shared", "data", name);
     }
 
     private static List<Example> parse(List<String> lines) {

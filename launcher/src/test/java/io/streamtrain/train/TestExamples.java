@@ -33,7 +33,7 @@ public final class TestExamples {
     private final Random random;
     private final AvroCodec<Example> codec = AvroCodec.of(Example.class);
 
-    TestExamples(long seed) {
+    public TestExamples(long seed) {
         this.random = new Random(seed);
     }
 
@@ -61,7 +61,7 @@ public final class TestExamples {
      * The oracle (count optimizer): the bias row saw every good record once, and every other row's
      * count equals the number of records containing its feature, no more and no less.
      */
-    void assertCountedExactlyOnce(List<ExportedRow> rows) {
+    public void assertCountedExactlyOnce(List<ExportedRow> rows) {
         assertCountedExactlyOnce(rows, good, trueCounts, 0);
     }
 
@@ -125,7 +125,7 @@ public final class TestExamples {
     }
 
     /** Sends {@code count} examples and fails unless the broker acknowledged every one: the truth must be what Kafka holds. */
-    void produce(KafkaProducer<byte[], byte[]> producer, String topic, int count) {
+    public void produce(KafkaProducer<byte[], byte[]> producer, String topic, int count) {
         List<Future<RecordMetadata>> sent = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             sent.add(producer.send(new ProducerRecord<>(topic, codec.encode(next()))));

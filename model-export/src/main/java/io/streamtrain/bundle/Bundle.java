@@ -1,6 +1,7 @@
 package io.streamtrain.bundle;
 
 import io.streamtrain.contract.RowCodec;
+import io.streamtrain.contract.RowVersion;
 import io.streamtrain.model.deep.DenseLayout;
 import io.streamtrain.export.DenseBlocks;
 import io.streamtrain.ps.row.DenseChunks;
@@ -42,6 +43,7 @@ public final class Bundle implements AutoCloseable {
     public static final String ROWS = "rows";
     public static final String DENSE = "dense.bin";
     private static final byte[] FOLLOW_FAMILY = "follow".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private static final byte[] VERSIONS_FAMILY = "versions".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     private static final byte[] BIAS_KEY = RowCodec.key(FeatureKey.BIAS);
 
     static {
@@ -52,6 +54,7 @@ public final class Bundle implements AutoCloseable {
     private final RocksDB db;
     private final List<ColumnFamilyHandle> handles;
     private final ColumnFamilyHandle follow; // null when read-only
+    private final ColumnFamilyHandle versions; // the followed rows' versions (RowVersion); null when read-only
     private final int width;
     private final DenseLayout layout;
     private volatile float[] bias;
@@ -62,6 +65,7 @@ public final class Bundle implements AutoCloseable {
         this.db = db;
         this.handles = handles;
         this.follow = handles.size() > 1 ? handles.get(1) : null;
+        this.versions = handles.size() > 2 ? handles.get(2) : null;
         this.width = card.rowWidth();
         this.layout = card.shape().denseLayout();
         this.bias = bias;
@@ -122,7 +126,8 @@ public final class Bundle implements AutoCloseable {
             }
         }
         List<ColumnFamilyDescriptor> families = List.of(
-                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY), new ColumnFamilyDescriptor(FOLLOW_FAMILY));
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY), new ColumnFamilyDescriptor(FOLLOW_FAMILY),
+                new ColumnFamilyDescriptor(VERSIONS_FAMILY));
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         RocksDB db;
         try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)) {
@@ -210,32 +215,66 @@ public final class Bundle implements AutoCloseable {
         }
     }
 
+    /** A row update for {@link #apply}: its weights, and its version or {@link RowVersion#NONE}. */
+    public record RowUpdate(float[] weights, long version) {}
+
     /**
-     * Serving store only: writes full rows (the bias under {@link FeatureKey#BIAS}) and the next
-     * offsets of the followed topic's partitions, atomically.
+     * Serving store only: the versions the store holds of {@code keys} (as {@link #apply} wrote
+     * them), {@link RowVersion#NONE} for a row it holds without one (the bundle's own rows).
      */
-    public void apply(Map<Long, float[]> rows, Map<Integer, Long> nextOffsets) {
+    public long[] versions(List<Long> keys) {
+        if (versions == null) {
+            throw new IllegalStateException("a read-only bundle has no row versions; open a serving store");
+        }
+        List<ColumnFamilyHandle> families = java.util.Collections.nCopies(keys.size(), versions);
+        List<byte[]> rowKeys = keys.stream().map(RowCodec::key).toList();
+        try {
+            List<byte[]> values = db.multiGetAsList(families, rowKeys);
+            long[] result = new long[keys.size()];
+            for (int i = 0; i < result.length; i++) {
+                result[i] = values.get(i) == null ? RowVersion.NONE : ByteBuffer.wrap(values.get(i)).getLong();
+            }
+            return result;
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("reading row versions failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Serving store only: writes full rows (the bias under {@link FeatureKey#BIAS}) with their
+     * versions (an update without one clears the row's) and the next offsets of the followed
+     * topic's partitions, atomically.
+     */
+    public void apply(Map<Long, RowUpdate> rows, Map<Integer, Long> nextOffsets) {
         if (follow == null) {
             throw new IllegalStateException("a read-only bundle takes no updates; open a serving store");
         }
         try (WriteBatch batch = new WriteBatch(); WriteOptions options = new WriteOptions()) {
             float[] newBias = null;
             float[] newDense = null;
-            for (Map.Entry<Long, float[]> e : rows.entrySet()) {
+            for (Map.Entry<Long, RowUpdate> e : rows.entrySet()) {
+                float[] weights = e.getValue().weights();
                 int expected = DenseChunks.rowWidth(e.getKey(), width);
-                if (e.getValue().length != expected) {
-                    throw new IllegalArgumentException("update of row " + e.getKey() + " has width " + e.getValue().length + ", the model " + expected);
+                if (weights.length != expected) {
+                    throw new IllegalArgumentException("update of row " + e.getKey() + " has width " + weights.length + ", the model " + expected);
                 }
                 if (FeatureKey.isDense(e.getKey())) {
                     newDense = newDense != null ? newDense : dense.clone();
-                    DenseBlocks.copyInto(DenseChunks.chunkOf(e.getKey()), e.getValue(), newDense);
+                    DenseBlocks.copyInto(DenseChunks.chunkOf(e.getKey()), weights, newDense);
                 }
-                byte[] value = RowCodec.value(e.getValue());
+                byte[] key = RowCodec.key(e.getKey());
+                byte[] value = RowCodec.value(weights);
                 if (e.getKey() == FeatureKey.BIAS) {
                     batch.put(follow, BIAS_KEY, value);
-                    newBias = e.getValue();
+                    newBias = weights;
                 } else {
-                    batch.put(RowCodec.key(e.getKey()), value);
+                    batch.put(key, value);
+                }
+                long version = e.getValue().version();
+                if (version == RowVersion.NONE) {
+                    batch.delete(versions, key);
+                } else {
+                    batch.put(versions, key, ByteBuffer.allocate(Long.BYTES).putLong(version).array());
                 }
             }
             for (Map.Entry<Integer, Long> e : nextOffsets.entrySet()) {

@@ -6,6 +6,7 @@ import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.files.OutputFile;
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.model.ModelKind;
 import io.streamtrain.schema.FeatureKey;
 import java.io.IOException;
@@ -15,17 +16,19 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +42,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BundleWriter {
     private static final Logger LOG = LoggerFactory.getLogger(BundleWriter.class);
-    private static final int BATCH = 8192;
     private static final Pattern CHK = Pattern.compile("chk-(\\d+)");
 
     private BundleWriter() {}
@@ -58,75 +60,114 @@ public final class BundleWriter {
                                        PrintStream progress, long progressEvery) throws Exception {
         Files.createDirectories(out);
         long checkpointTime = Files.getLastModifiedTime(checkpoint.resolve("_metadata")).toMillis();
-        int width = info.shape().rowWidth();
-        float[][] bias = {new float[width]};
-        long[] rows = {0};
-        long[] checksum = {0};
-        long[] expired = {0};
-        RocksDB.loadLibrary();
-        try (Options options = new Options().setCreateIfMissing(true);
-                RocksDB db = RocksDB.open(options, out.resolve(Bundle.ROWS).toString());
-                WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
-                WriteBatch batch = new WriteBatch()) {
-            CheckpointRows.read(checkpoint, info, row -> {
-                long key = FeatureKey.of(row.field(), row.id());
-                if (key == FeatureKey.BIAS) {
-                    bias[0] = row.vector();
-                } else if (!FeatureKey.isDense(key) && isExpired(row, info, checkpointTime)) {
-                    expired[0]++;
-                } else {
-                    byte[] value = RowCodec.value(row.vector());
-                    checksum[0] += RowCodec.digest(key, value);
-                    put(db, batch, writeOptions, RowCodec.key(key), value);
-                    if (++rows[0] % progressEvery == 0) {
-                        progress.printf("export: %d rows%n", rows[0]);
-                    }
-                }
-            });
-            flush(db, batch, writeOptions);
-            try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-                db.flush(flush);
+        List<TaskRows> parts = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong read = new AtomicLong();
+        CheckpointRows.read(checkpoint, info, () -> {
+            TaskRows part = new TaskRows(info, checkpointTime, read, progress, progressEvery);
+            parts.add(part);
+            return part;
+        });
+        float[] bias = new float[info.shape().rowWidth()];
+        long checksum = 0;
+        long expired = 0;
+        int rows = 0;
+        for (TaskRows part : parts) {
+            bias = part.bias != null ? part.bias : bias;
+            checksum += part.checksum;
+            expired += part.expired;
+            rows = Math.addExact(rows, part.size);
+        }
+        SortedRows sorted = new SortedRows(rows);
+        for (TaskRows part : parts) {
+            for (int i = 0; i < part.size; i++) {
+                sorted.add(part.keys[i], part.values[i]);
             }
-            db.compactRange();
+            part.clear();
         }
-        byte[] dense = RowCodec.value(bias[0]);
+        RocksDB.loadLibrary();
+        Path sstFiles = Files.createDirectories(out.resolve("sst-load")); // beside the database: ingesting moves them, no copy
+        try (Options options = new Options().setCreateIfMissing(true);
+                RocksDB db = RocksDB.open(options, out.resolve(Bundle.ROWS).toString())) {
+            sorted.load(db, options, sstFiles, Runtime.getRuntime().availableProcessors());
+        } finally {
+            ScratchDirectory.deleteRecursively(sstFiles);
+        }
+        byte[] dense = RowCodec.value(bias);
         Files.write(out.resolve(Bundle.DENSE), dense);
-        checksum[0] += RowCodec.digest(FeatureKey.BIAS, dense);
-        if (expired[0] > 0) {
-            LOG.info("left out {} rows past the row TTL at the checkpoint", expired[0]);
+        checksum += RowCodec.digest(FeatureKey.BIAS, dense);
+        if (expired > 0) {
+            LOG.info("left out {} rows past the row TTL at the checkpoint", expired);
         }
-        ModelCard card = new ModelCard(ModelCard.FORMAT, info.name(), info.model(), info.dim(), width, info.optimizer(), mapping,
-                new ModelCard.Source(info.topic(), sourceOffsets(checkpoint)),
+        ModelCard card = new ModelCard(ModelCard.FORMAT, info.name(), info.model(), info.dim(), info.shape().rowWidth(), info.optimizer(),
+                mapping, new ModelCard.Source(info.topic(), sourceOffsets(checkpoint)),
                 new ModelCard.Checkpoint(checkpoint.toAbsolutePath().toString(), checkpointId(checkpoint), checkpointTime),
                 info.rowTtlMs(), null, Instant.now().toString(), projectVersion(),
-                ModelCard.Contents.of(rows[0], checksum[0]), info.fields(), info.hidden(), info.crossLayers());
+                ModelCard.Contents.of(rows, checksum), info.fields(), info.hidden(), info.crossLayers());
         card.write(out);
         return card;
+    }
+
+    /**
+     * The rows one reader task put out, encoded for the bundle on the reader's thread: the bias row
+     * set aside, rows past the TTL counted and left out, the others' keys, values and checksum kept.
+     */
+    private static final class TaskRows implements Consumer<ExportedRow> {
+        private final ModelInfo info;
+        private final long checkpointTime;
+        private final AtomicLong read;
+        private final PrintStream progress;
+        private final long progressEvery;
+        long[] keys = new long[1024];
+        byte[][] values = new byte[1024][];
+        int size;
+        float[] bias;
+        long checksum;
+        long expired;
+
+        TaskRows(ModelInfo info, long checkpointTime, AtomicLong read, PrintStream progress, long progressEvery) {
+            this.info = info;
+            this.checkpointTime = checkpointTime;
+            this.read = read;
+            this.progress = progress;
+            this.progressEvery = progressEvery;
+        }
+
+        @Override
+        public void accept(ExportedRow row) {
+            long key = FeatureKey.of(row.field(), row.id());
+            if (key == FeatureKey.BIAS) {
+                bias = row.vector();
+                return;
+            }
+            if (!FeatureKey.isDense(key) && isExpired(row, info, checkpointTime)) {
+                expired++;
+                return;
+            }
+            byte[] value = RowCodec.value(row.vector());
+            checksum += RowCodec.digest(key, value);
+            if (size == keys.length) {
+                keys = Arrays.copyOf(keys, size * 2);
+                values = Arrays.copyOf(values, size * 2);
+            }
+            keys[size] = key;
+            values[size++] = value;
+            if ((size & 4095) == 0) {
+                long total = read.addAndGet(4096);
+                if (total / progressEvery != (total - 4096) / progressEvery) {
+                    progress.printf("export: %d rows%n", total / progressEvery * progressEvery);
+                }
+            }
+        }
+
+        void clear() {
+            keys = null;
+            values = null;
+        }
     }
 
     private static boolean isExpired(ExportedRow row, ModelInfo info, long checkpointTime) {
         // What the PS would see at the checkpoint: a row past its TTL counts as gone (io.streamtrain.ps.RowExpiry).
         return info.rowTtlMs() > 0 && checkpointTime - row.updatedAt() >= info.rowTtlMs();
-    }
-
-    private static void put(RocksDB db, WriteBatch batch, WriteOptions options, byte[] key, byte[] value) {
-        try {
-            batch.put(key, value);
-            if (batch.count() >= BATCH) {
-                flush(db, batch, options);
-            }
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("writing the bundle's rows failed: " + e.getMessage(), e);
-        }
-    }
-
-    private static void flush(RocksDB db, WriteBatch batch, WriteOptions options) {
-        try {
-            db.write(options, batch);
-            batch.clear();
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("writing the bundle's rows failed: " + e.getMessage(), e);
-        }
     }
 
     private static Map<Integer, Long> sourceOffsets(Path checkpoint) {

@@ -1,5 +1,6 @@
 package io.streamtrain.export;
 
+import io.streamtrain.contract.ModelStorage;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,7 +39,8 @@ import org.apache.flink.core.memory.DataInputViewStreamWrapper;
  * of every other state file (the state's names and serializers, which must deserialize). On a big
  * checkpoint the SST files dominate: one sequential read of the whole keyed state, about what a
  * restore copies anyway. Files on a remote file system are left to Flink, which checks them as it
- * reads them.
+ * reads them; of a checkpoint on remote storage ({@link ModelStorage}) only the {@code _metadata} and
+ * the state headers are read here.
  */
 public final class CheckpointFiles {
     public static final String METADATA = "_metadata";
@@ -83,7 +85,7 @@ public final class CheckpointFiles {
     /** Throws {@link DamagedCheckpointException} naming the first damaged file of {@code checkpoint} (a chk-N or savepoint directory). */
     public static void verify(Path checkpoint) throws IOException {
         Path dir = checkpoint.toAbsolutePath();
-        if (!Files.isDirectory(dir)) {
+        if (!ModelStorage.isRemote(dir) && !Files.isDirectory(dir)) {
             throw new NoSuchFileException(dir.toString(), null,
                     Files.exists(dir) ? "is a file, not a checkpoint directory (chk-N or savepoint-…)" : "no such checkpoint directory");
         }
@@ -157,21 +159,21 @@ public final class CheckpointFiles {
     }
 
     /** The local file behind {@code handle}, or null when it is inline in _metadata or on a remote file system. */
-    private static Path localPath(StreamStateHandle handle) {
+    static Path localPath(StreamStateHandle handle) {
         if (handle instanceof FileStateHandle file && "file".equals(file.getFilePath().toUri().getScheme())) {
             return Path.of(file.getFilePath().toUri());
         }
         return null;
     }
 
-    private static CheckpointMetadata metadata(Path dir) throws IOException {
+    static CheckpointMetadata metadata(Path dir) throws IOException {
         Path file = dir.resolve(METADATA);
-        if (!Files.isRegularFile(file)) {
+        if (!ModelStorage.isFile(file)) {
             throw new DamagedCheckpointException(dir, file, "is missing", null);
         }
-        try (InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = ModelStorage.open(file)) {
             return Checkpoints.loadCheckpointMetadata(new DataInputStream(in), CheckpointFiles.class.getClassLoader(),
-                    dir.toUri().toString());
+                    ModelStorage.uri(dir).toString());
         } catch (IOException | RuntimeException e) {
             throw new DamagedCheckpointException(dir, file, "cannot be read (" + describe(e) + ")", e);
         }

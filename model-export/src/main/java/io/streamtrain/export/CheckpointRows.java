@@ -1,138 +1,160 @@
 package io.streamtrain.export;
 
 import io.streamtrain.contract.ModelInfo;
-import io.streamtrain.ps.ChangedRows;
-import io.streamtrain.ps.PsState;
-import io.streamtrain.ps.row.EmbeddingRow;
+import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.schema.FeatureKey;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.state.api.OperatorIdentifier;
-import org.apache.flink.state.api.SavepointReader;
-import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.Collector;
+import java.util.function.Supplier;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Reads the parameter server's rows out of a retained checkpoint or savepoint with Flink's State
- * Processor API: its RocksDB rows, each replaced by its newer copy where the checkpoint also holds
- * one among the PS's changed rows ({@link PsState#changedRows()}). It only reads files, so it works
- * while the training job keeps running.
+ * Reads the parameter server's rows out of a retained checkpoint or savepoint: its stored rows,
+ * each replaced by its newer copy where the checkpoint also holds one among the PS's changed rows
+ * ({@link io.streamtrain.ps.PsState#changedRows()}). It only reads files, so it works while the
+ * training job keeps running.
+ *
+ * <p>The state files are read directly and in parallel, one task per range of key groups: RocksDB's
+ * own files ({@link RocksDbStateRows}: incremental checkpoints, native savepoints) or Flink's
+ * canonical format ({@link CanonicalStateRows}: full checkpoints, canonical savepoints). Any other
+ * kind of keyed state handle (the changelog backend's, say) is read through the State Processor API
+ * ({@link StateProcessorRows}), row by row, an order of magnitude slower.
  */
 public final class CheckpointRows {
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointRows.class);
+
     private CheckpointRows() {}
 
+    /** One reader task: puts the rows of its part of the state into {@code sink}. */
+    @FunctionalInterface
+    interface RowTask {
+        void run(Consumer<ExportedRow> sink) throws Exception;
+    }
+
     /**
-     * Streams every row of the checkpoint to {@code sink}; returns how many there were. A damaged
-     * checkpoint is a {@link CheckpointFiles.DamagedCheckpointException} before the first row.
+     * Streams every row of the checkpoint to {@code sink}, one row at a time (rows come from several
+     * threads; calls are serialised); returns how many there were. A damaged checkpoint is a
+     * {@link CheckpointFiles.DamagedCheckpointException} before the first row.
      */
     public static long read(Path checkpoint, ModelInfo info, Consumer<ExportedRow> sink) throws Exception {
+        Object lock = new Object();
+        return read(checkpoint, info, () -> row -> {
+            synchronized (lock) {
+                sink.accept(row);
+            }
+        });
+    }
+
+    /**
+     * Streams every row of the checkpoint, in no particular order, into sinks made by {@code sinks}:
+     * each reader task asks for one and uses it on its own thread only. Returns how many rows there were.
+     */
+    public static long read(Path checkpoint, ModelInfo info, Supplier<? extends Consumer<ExportedRow>> sinks) throws Exception {
         CheckpointFiles.verify(checkpoint);
-        Configuration conf = new Configuration();
-        conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        Duration ttl = info.rowTtlMs() > 0 ? Duration.ofMillis(info.rowTtlMs()) : null;
-        SavepointReader savepoint = SavepointReader.read(env, checkpoint.toUri().toString(), new EmbeddedRocksDBStateBackend(true));
-        Map<Long, ExportedRow> changed = changedRows(savepoint);
-        long n = 0;
-        try (CloseableIterator<ExportedRow> rows = savepoint
-                .readKeyedState(OperatorIdentifier.forUid(PsState.PS_UID), new RowReader(ttl), Types.INT, TypeInformation.of(ExportedRow.class))
-                .executeAndCollect("streamtrain-export")) {
-            while (rows.hasNext()) {
-                ExportedRow stored = rows.next();
-                ExportedRow newer = changed.remove(FeatureKey.of(stored.field(), stored.id()));
-                sink.accept(newer != null ? newer : stored);
-                n++;
+        PsCheckpoint ps = PsCheckpoint.load(checkpoint);
+        Map<Long, ExportedRow> changed = ps.changedRows();
+        int threads = Runtime.getRuntime().availableProcessors();
+        int handles = Math.max(1, ps.keyed().size());
+        int splits = Math.max(1, (2 * threads + handles - 1) / handles); // a few more tasks than threads, to even out skew
+        if (ps.keyed().stream().allMatch(h -> h instanceof IncrementalRemoteKeyedStateHandle)) {
+            try (ScratchDirectory scratch = ScratchDirectory.create("streamtrain-export-");
+                    RocksDbStateRows rocks = RocksDbStateRows.open(only(ps.keyed(), IncrementalRemoteKeyedStateHandle.class),
+                            ps.maxParallelism(), scratch.path())) {
+                return run(rocks.tasks(splits), changed, sinks, threads);
             }
         }
-        for (ExportedRow onlyChanged : changed.values()) { // never written to RocksDB yet
-            sink.accept(onlyChanged);
-            n++;
+        if (ps.keyed().stream().allMatch(h -> h instanceof KeyGroupsStateHandle)) {
+            return run(CanonicalStateRows.tasks(only(ps.keyed(), KeyGroupsStateHandle.class), splits), changed, sinks, threads);
         }
-        return n;
+        LOG.info("{} holds keyed state of a kind export does not read directly ({}); reading it through the State Processor API",
+                checkpoint, ps.keyed().stream().map(h -> h.getClass().getSimpleName()).distinct().toList());
+        return StateProcessorRows.read(checkpoint, info, sinks.get());
     }
 
-    /** The checkpoint's changed rows of every PS subtask, by row key (none in checkpoints of earlier builds). */
-    private static Map<Long, ExportedRow> changedRows(SavepointReader savepoint) throws Exception {
-        Map<Long, ExportedRow> changed = new HashMap<>();
-        // Decoded in the job: a subtask's value can be megabytes, more than one collected record may be.
-        try (CloseableIterator<ExportedRow> rows = savepoint
-                .readUnionState(OperatorIdentifier.forUid(PsState.PS_UID), PsState.CHANGED_ROWS, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
-                .flatMap(new ChangedRowsReader(), TypeInformation.of(ExportedRow.class))
-                .executeAndCollect("streamtrain-export-changed-rows")) {
-            while (rows.hasNext()) {
-                ExportedRow row = rows.next();
-                changed.put(FeatureKey.of(row.field(), row.id()), row);
+    private static <T extends KeyedStateHandle> List<T> only(List<KeyedStateHandle> handles, Class<T> kind) {
+        return handles.stream().map(kind::cast).toList();
+    }
+
+    /** Runs the tasks on {@code threads} threads; each stored row goes out as is or as its newer changed copy. */
+    private static long run(List<RowTask> tasks, Map<Long, ExportedRow> changed, Supplier<? extends Consumer<ExportedRow>> sinks,
+                            int threads) throws Exception {
+        Set<Long> replaced = ConcurrentHashMap.newKeySet();
+        AtomicLong rows = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "streamtrain-export-reader");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (RowTask task : tasks) {
+                running.add(pool.submit(() -> {
+                    Consumer<ExportedRow> sink = sinks.get();
+                    long[] n = {0};
+                    task.run(row -> {
+                        long key = FeatureKey.of(row.field(), row.id());
+                        ExportedRow newer = changed.get(key);
+                        if (newer != null) {
+                            replaced.add(key);
+                        }
+                        sink.accept(newer != null ? newer : row);
+                        n[0]++;
+                    });
+                    rows.addAndGet(n[0]);
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    running.forEach(other -> other.cancel(true));
+                    throw e.getCause() instanceof Exception cause ? cause : e;
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+            // The tasks read databases the caller closes next: none may still be reading then.
+            while (!pool.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS)) {
+                LOG.info("waiting for export reader tasks to stop");
             }
         }
-        return changed;
-    }
-
-    /** Emits every row of one subtask's changed rows. */
-    static final class ChangedRowsReader implements FlatMapFunction<byte[], ExportedRow> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void flatMap(byte[] value, Collector<ExportedRow> out) throws Exception {
-            ChangedRows.read(value, (key, row) -> out.collect(exported(key, row)));
+        Consumer<ExportedRow> rest = sinks.get();
+        for (Map.Entry<Long, ExportedRow> e : changed.entrySet()) {
+            if (!replaced.contains(e.getKey())) { // never written to RocksDB yet
+                rest.accept(e.getValue());
+                rows.incrementAndGet();
+            }
         }
+        return rows.get();
     }
 
-    private static ExportedRow exported(long key, EmbeddingRow row) {
-        return new ExportedRow(FeatureKey.field(key), FeatureKey.id(key), row.weights, row.count, row.updatedAt);
+    /**
+     * Streams every row through the State Processor API, whatever the state's format: the path export
+     * took before it read state files directly, kept to compare against (bench export, tests).
+     */
+    public static long readThroughStateProcessorApi(Path checkpoint, ModelInfo info, Consumer<ExportedRow> sink) throws Exception {
+        CheckpointFiles.verify(checkpoint);
+        return StateProcessorRows.read(checkpoint, info, sink);
     }
 
     public static List<ExportedRow> readAll(Path checkpoint, ModelInfo info) throws Exception {
         List<ExportedRow> rows = new ArrayList<>();
         read(checkpoint, info, rows::add);
         return rows;
-    }
-
-    /**
-     * Emits every row of one PS key group: its sparse rows, then a deep model's dense chunk rows
-     * (field {@code FeatureKey.DENSE_FIELD}, id = chunk; see {@code DenseChunks}).
-     */
-    static final class RowReader extends KeyedStateReaderFunction<Integer, ExportedRow> {
-        private static final long serialVersionUID = 1L;
-        private final Duration ttl;
-        private transient MapState<Long, EmbeddingRow> rows;
-        private transient MapState<Long, EmbeddingRow> dense;
-
-        RowReader(Duration ttl) {
-            this.ttl = ttl;
-        }
-
-        @Override
-        public void open(OpenContext openContext) {
-            rows = getRuntimeContext().getMapState(PsState.rows(ttl));
-            dense = getRuntimeContext().getMapState(PsState.denseRows());
-        }
-
-        @Override
-        public void readKey(Integer keyGroupKey, Context ctx, Collector<ExportedRow> out) throws Exception {
-            for (Map.Entry<Long, EmbeddingRow> e : rows.entries()) {
-                out.collect(exported(e.getKey(), e.getValue()));
-            }
-            for (Map.Entry<Long, EmbeddingRow> e : dense.entries()) {
-                out.collect(exported(e.getKey(), e.getValue()));
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.streamtrain.export;
 
+import io.streamtrain.contract.ModelStorage;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.bundle.BundleWriter;
@@ -10,13 +11,17 @@ import io.streamtrain.files.OutputFile;
 import io.streamtrain.ingest.format.LineFormat;
 import io.streamtrain.ingest.mapping.FeatureMapping;
 import io.streamtrain.ingest.format.ParseOptions;
-import java.io.BufferedWriter;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -112,13 +117,16 @@ public final class ExportCommand implements Callable<Integer> {
         if (job != null && jobManager == null) {
             throw new ParameterException(spec.commandLine(), "--job goes with --jobmanager");
         }
+        if ((bundle != null && ModelStorage.isRemote(bundle)) || (out != null && ModelStorage.isRemote(out))) {
+            throw new ParameterException(spec.commandLine(), "--bundle and --out are written locally; copy them to remote storage afterwards");
+        }
         ModelCard.FeatureMapping cardMapping = cardMapping();
         Path trainDir = checkpointDir != null ? checkpointDir : modelInfoNear(path);
         ModelInfo info = ModelInfo.read(trainDir);
         if (jobManager != null) {
             try (RequestedSavepoint savepoint = RequestedSavepoint.take(jobManagerAddress(), Optional.ofNullable(job).map(JobID::fromHexString),
-                    ModelInfo.jobName(info.name()), new org.apache.flink.core.fs.Path(checkpointDir.toAbsolutePath().toUri()))) {
-                export(Path.of(savepoint.path().toUri()), trainDir, info, cardMapping);
+                    ModelInfo.jobName(info.name()), ModelStorage.flinkPath(checkpointDir))) {
+                export(ModelStorage.local(savepoint.path().toString()), trainDir, info, cardMapping);
             }
             return 0;
         }
@@ -132,7 +140,7 @@ public final class ExportCommand implements Callable<Integer> {
                 export(newest, trainDir, info, cardMapping);
                 return 0;
             } catch (Exception e) {
-                if (Files.isDirectory(newest) || attempt >= SUBSUMED_RETRIES) {
+                if (ModelStorage.isFile(newest.resolve(CheckpointFiles.METADATA)) || attempt >= SUBSUMED_RETRIES) {
                     throw e;
                 }
                 // The running job subsumed the checkpoint while it was read: a newer one is there.
@@ -151,7 +159,17 @@ public final class ExportCommand implements Callable<Integer> {
     }
 
     private void export(Path checkpoint, Path trainDir, ModelInfo info, ModelCard.FeatureMapping cardMapping) throws Exception {
-        verify(checkpoint, trainDir);
+        try {
+            exportVerified(checkpoint, info, cardMapping);
+        } catch (CheckpointFiles.DamagedCheckpointException e) { // found before anything was written
+            String older = LatestCheckpoint.olderThan(trainDir, checkpoint).map(Path::toString).orElse(null);
+            throw new IOException(e.getMessage() + "; export "
+                    + (older != null ? "the next older checkpoint with --savepoint " + older : "another checkpoint or savepoint with --savepoint DIR"), e);
+        }
+    }
+
+    /** Each read of the checkpoint checks it first ({@link CheckpointRows}). */
+    private void exportVerified(Path checkpoint, ModelInfo info, ModelCard.FeatureMapping cardMapping) throws Exception {
         if (bundle != null) {
             long started = System.nanoTime();
             ModelCard card = BundleWriter.write(checkpoint, info, cardMapping, bundle,
@@ -168,52 +186,84 @@ public final class ExportCommand implements Callable<Integer> {
     private void writeJsonLines(Path checkpoint, ModelInfo info) throws Exception {
         long started = System.nanoTime();
         ObjectMapper json = new ObjectMapper().configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
-        long rows;
-        rows = OutputFile.write(out, partial -> {
-            try (BufferedWriter w = Files.newBufferedWriter(partial, StandardCharsets.UTF_8)) {
+        long rows = OutputFile.write(out, partial -> {
+            try (OutputStream file = new BufferedOutputStream(Files.newOutputStream(partial), 1 << 20)) {
                 DenseBlocks tower = new DenseBlocks(info.shape().denseLayout());
-                long[] n = {0};
-                CheckpointRows.read(checkpoint, info, row -> {
-                    if (!tower.take(row)) {
-                        line(json, w, new JsonRow(row.field(), row.id(), row.vector(), row.count(), info.optimizer()));
-                        n[0]++;
-                    }
+                List<JsonLines> parts = Collections.synchronizedList(new ArrayList<>());
+                CheckpointRows.read(checkpoint, info, () -> {
+                    JsonLines part = new JsonLines(json, file);
+                    parts.add(part);
+                    return row -> {
+                        boolean dense;
+                        synchronized (tower) {
+                            dense = tower.take(row);
+                        }
+                        if (!dense) {
+                            part.add(new JsonRow(row.field(), row.id(), row.vector(), row.count(), info.optimizer()));
+                        }
+                    };
                 });
+                JsonLines blocks = new JsonLines(json, file);
+                parts.add(blocks);
                 for (DenseBlocks.Block block : tower.blocks()) { // whole blocks, by name, not the PS's chunks
-                    line(json, w, new JsonDenseBlock(block.name(), block.count(), block.values()));
-                    n[0]++;
+                    blocks.add(new JsonDenseBlock(block.name(), block.count(), block.values()));
                 }
-                return n[0];
+                long n = 0;
+                for (JsonLines part : parts) {
+                    n += part.flush();
+                }
+                return n;
             }
         });
-        System.out.printf(Locale.ROOT, "export: rows=%d checkpoint=%s out=%s seconds=%.1f%n", rows, checkpoint, out, (System.nanoTime() - started) / 1e9);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        System.out.printf(Locale.ROOT, "export: rows=%d checkpoint=%s out=%s seconds=%.1f rows_per_s=%.0f%n", rows, checkpoint, out, seconds,
+                rows / seconds);
     }
 
-    private static void line(ObjectMapper json, BufferedWriter w, Object value) {
-        try {
-            json.writeValue(w, value);
-            w.newLine();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /**
+     * One reader task's JSON lines, encoded on its own thread into a buffer that goes to the shared
+     * file in large pieces (the file's lock held only for a copy), so encoding runs in parallel.
+     */
+    private static final class JsonLines {
+        private static final int PIECE = 1 << 20;
+        private final ObjectMapper json;
+        private final OutputStream file;
+        private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(PIECE + (PIECE >> 2));
+        private long lines;
+
+        JsonLines(ObjectMapper json, OutputStream file) {
+            this.json = json;
+            this.file = file;
         }
-    }
 
-    /** Fails before anything is written when the checkpoint is damaged, saying which older one to export instead. */
-    private static void verify(Path checkpoint, Path trainDir) throws IOException {
-        try {
-            CheckpointFiles.verify(checkpoint);
-        } catch (CheckpointFiles.DamagedCheckpointException e) {
-            String older = LatestCheckpoint.olderThan(trainDir, checkpoint).map(Path::toString).orElse(null);
-            throw new IOException(e.getMessage() + "; export "
-                    + (older != null ? "the next older checkpoint with --savepoint " + older : "another checkpoint or savepoint with --savepoint DIR"), e);
+        void add(Object value) {
+            try {
+                json.writeValue(buffer, value);
+                buffer.write('\n');
+                lines++;
+                if (buffer.size() >= PIECE) {
+                    flush();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** Writes what is buffered to the file; returns the lines written so far. */
+        long flush() throws IOException {
+            synchronized (file) {
+                buffer.writeTo(file);
+            }
+            buffer.reset();
+            return lines;
         }
     }
 
     /** A checkpoint is DIR/job/chk-N with DIR/model.json; a savepoint may carry one of its own. */
-    private Path modelInfoNear(Path p) {
+    private Path modelInfoNear(Path p) throws IOException {
         Path dir = p.toAbsolutePath();
         for (int up = 0; up <= 2 && dir != null; up++, dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve(ModelInfo.FILE))) {
+            if (ModelStorage.isFile(dir.resolve(ModelInfo.FILE))) {
                 return dir;
             }
         }

@@ -1,5 +1,6 @@
 package io.streamtrain.export;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.djl.DjlScorer;
@@ -61,7 +62,7 @@ public final class ScoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (source.bundle != null) {
-            try (Bundle bundle = Bundle.open(source.bundle); DjlScorer djl = DjlScorer.open(bundle)) {
+            try (Bundle bundle = Bundle.open(ModelStorage.download(source.bundle)); DjlScorer djl = DjlScorer.open(bundle)) {
                 ModelCard.FeatureMapping mapping = bundle.card().mapping();
                 System.err.println("score: " + bundle.card().modelType() + " bundle " + source.bundle + " on " + djl.engine());
                 LineParser parser = format == null && hashBits == null

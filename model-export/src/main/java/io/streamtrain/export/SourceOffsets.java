@@ -1,11 +1,11 @@
 package io.streamtrain.export;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.contract.OperatorUids;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,12 +59,12 @@ public final class SourceOffsets {
      * holds no state of that source.
      */
     public static Map<TopicPartition, Long> of(Path checkpoint, String uid) throws IOException {
-        Path metadata = Files.isDirectory(checkpoint) ? checkpoint.resolve("_metadata") : checkpoint;
+        Path metadata = checkpoint.getFileName().toString().equals(CheckpointFiles.METADATA) ? checkpoint : checkpoint.resolve(CheckpointFiles.METADATA);
         ClassLoader classLoader = SourceOffsets.class.getClassLoader();
         CheckpointMetadata loaded;
-        try (InputStream file = Files.newInputStream(metadata);
+        try (InputStream file = ModelStorage.open(metadata);
                 DataInputStream in = new DataInputStream(new BufferedInputStream(file))) {
-            loaded = Checkpoints.loadCheckpointMetadata(in, classLoader, metadata.getParent().toUri().toString());
+            loaded = Checkpoints.loadCheckpointMetadata(in, classLoader, ModelStorage.uri(metadata.getParent()).toString());
         }
         OperatorID source = OperatorIdentifier.forUid(uid).getOperatorId();
         List<OperatorStateHandle> handles = new ArrayList<>();

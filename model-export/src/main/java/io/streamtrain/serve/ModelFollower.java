@@ -3,6 +3,7 @@ package io.streamtrain.serve;
 import io.streamtrain.bundle.Bundle;
 import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.contract.RowCodec;
+import io.streamtrain.contract.RowVersion;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaOutage;
 import java.time.Duration;
@@ -23,14 +24,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps a serving store current with the training job's model-updates topic: reads it
- * {@code read_committed} (only updates whose checkpoint completed) and writes each poll's rows
- * together with the next offsets, atomically ({@link Bundle#apply}), so a restarted server resumes
- * exactly where it stopped. A store new to the topic reads it from the beginning: it is compacted,
- * the latest record per row is the row.
+ * Keeps a serving store current with the training job's model-updates topic: writes each poll's
+ * rows, with their versions, together with the next offsets, atomically ({@link Bundle#apply}), so
+ * a restarted server resumes exactly where it stopped. Versioned updates (published as the PS
+ * applies them) are written only when newer than the row's stored version ({@link NewestUpdates}),
+ * so the repeats a recovery publishes never move a row back; checkpoint-bound (transactional,
+ * unversioned) ones are read {@code read_committed} and applied in order. A store new to the topic
+ * reads it from the beginning (compacted: the latest records per row remain); until it has caught up
+ * its rows may be older than its bundle's.
  *
  * <p>Freshness of an update = when it became visible here minus when the PS applied it (the
- * record's timestamp); the gap is mostly the job's checkpoint interval.
+ * record's timestamp).
  */
 public final class ModelFollower implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelFollower.class);
@@ -41,6 +45,7 @@ public final class ModelFollower implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread thread;
     private final AtomicLong updatesApplied = new AtomicLong();
+    private final AtomicLong updatesSkipped = new AtomicLong();
     private final AtomicLong badRecords = new AtomicLong();
     private final DescriptiveStatisticsHistogram freshnessMs = new DescriptiveStatisticsHistogram(4096);
     private volatile Map<Integer, Long> caughtUpAt; // end offsets when following started; null once reached
@@ -111,25 +116,27 @@ public final class ModelFollower implements AutoCloseable {
     }
 
     private void apply(ConsumerRecords<byte[], byte[]> records) {
-        Map<Long, float[]> rows = new LinkedHashMap<>();
+        NewestUpdates updates = new NewestUpdates();
         Map<Integer, Long> next = new HashMap<>();
         int width = store.width();
         for (ConsumerRecord<byte[], byte[]> r : records) {
             next.put(r.partition(), r.offset() + 1);
             try {
                 long key = RowCodec.rowKey(r.key());
-                // a deep model's dense chunk rows come the same way, wider; later records win
-                rows.put(key, RowCodec.weights(r.value(), DenseChunks.rowWidth(key, width)));
+                // a deep model's dense chunk rows come the same way, wider
+                updates.add(key, RowCodec.weights(r.value(), DenseChunks.rowWidth(key, width)), RowVersion.of(r.headers()));
             } catch (IllegalArgumentException | NullPointerException e) {
                 badRecords.incrementAndGet(); // not a row of this model: skip it, never stop serving
             }
         }
+        Map<Long, Bundle.RowUpdate> rows = updates.newerThanIn(store);
         store.apply(rows, next);
         long now = System.currentTimeMillis();
         for (ConsumerRecord<byte[], byte[]> r : records) {
             freshnessMs.update(Math.max(0, now - r.timestamp()));
         }
         updatesApplied.addAndGet(rows.size());
+        updatesSkipped.addAndGet(updates.offered() - rows.size());
         lastAppliedAt = now;
     }
 
@@ -175,6 +182,11 @@ public final class ModelFollower implements AutoCloseable {
         return updatesApplied.get();
     }
 
+    /** Updates read but not written: repeats, older versions, or superseded within one poll. */
+    public long updatesSkipped() {
+        return updatesSkipped.get();
+    }
+
     /** True once the store holds everything the topic held when following started. */
     public boolean caughtUp() {
         return caughtUpAt == null;
@@ -187,6 +199,7 @@ public final class ModelFollower implements AutoCloseable {
         s.put("topic", topic);
         s.put("caughtUp", caughtUp());
         s.put("updatesApplied", updatesApplied.get());
+        s.put("updatesSkipped", updatesSkipped.get());
         s.put("badRecords", badRecords.get());
         s.put("lastAppliedAt", lastAppliedAt);
         s.put("freshnessP50Ms", stats.size() == 0 ? null : stats.getQuantile(0.5));

@@ -1,7 +1,9 @@
 package io.streamtrain.serve;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.kafka.KafkaConnection;
+import io.streamtrain.kafka.KafkaPreflight;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +37,8 @@ public final class ServeCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--bundle", required = true, paramLabel = "DIR",
-            description = "A bundle written by export --bundle (a symlink works: reloads follow it).")
+            description = "A bundle written by export --bundle (a symlink works: reloads follow it), or one on s3://…, copied to a"
+                    + " local directory first.")
     Path bundleDir;
 
     @Option(names = "--port", defaultValue = "8080", description = "TCP port, 0 for any free one (default: ${DEFAULT-VALUE}).")
@@ -112,6 +115,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ModelStorage.download(bundleDir); // a bundle on s3://… is served from a local copy: RocksDB opens local files
         ScoringServer.Settings settings = settings();
         ServedModel first = open(bundleDir, storeDir);
         ScoringServer server = new ScoringServer(settings, first, dir -> open(dir, null));
@@ -175,7 +179,9 @@ public final class ServeCommand implements Callable<Integer> {
         Path real = bundle.toRealPath();
         Path storeFor = store != null ? store
                 : (storeDir != null ? storeDir.resolveSibling(real.getFileName() + ".store") : real.resolveSibling(real.getFileName() + ".store"));
-        ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(KafkaConnection.of(bootstrap, kafkaProperties), followTopic));
+        KafkaConnection kafka = KafkaConnection.of(bootstrap, kafkaProperties);
+        KafkaPreflight.check(kafka);
+        ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(kafka, followTopic));
         System.out.printf("serve: following %s into %s%n", followTopic, storeFor.toAbsolutePath());
         return model;
     }

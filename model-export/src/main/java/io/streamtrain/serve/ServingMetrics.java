@@ -139,6 +139,9 @@ public final class ServingMetrics {
         private static void follow(Map<String, Object> status, List<MetricFamilySamples> out) {
             out.add(new GaugeMetricFamily("streamtrain_serve_follow_updates_applied",
                     "Rows written from the model-updates topic since following started.", number(status.get("updatesApplied"))));
+            out.add(new GaugeMetricFamily("streamtrain_serve_follow_updates_skipped",
+                    "Model updates read but not written: repeats after a recovery, older versions, superseded in the same poll.",
+                    number(status.get("updatesSkipped"))));
             out.add(new GaugeMetricFamily("streamtrain_serve_follow_lag_records",
                     "Records the follower is behind the model-updates topic (-1: not known yet).", number(status.get("lag"))));
             out.add(new GaugeMetricFamily("streamtrain_serve_follow_caught_up",

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtrain.contract.RowCodec;
+import io.streamtrain.contract.RowVersion;
 import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.contract.ModelInfo;
@@ -140,19 +141,26 @@ class BundleTest {
     }
 
     @Test
-    void servingStoreStartsFromTheBundleAndKeepsUpdatesAndOffsets() throws Exception {
+    void servingStoreStartsFromTheBundleAndKeepsUpdatesVersionsAndOffsets() throws Exception {
         Path store = dir.resolve("store");
         long key = TestTables.key(3);
+        long unversioned = TestTables.key(4);
         float[] updated = {1, 2, 3, 4, 5};
         try (Bundle s = Bundle.openStore(bundle, store)) {
             assertArrayEquals(TestTables.weights(3, 5), s.rowOrNull(key));
             assertTrue(s.followedOffsets().isEmpty());
-            s.apply(Map.of(key, updated, FeatureKey.BIAS, new float[] {9, 0, 0, 0, 0}), Map.of(0, 42L, 1, 7L));
+            assertArrayEquals(new long[] {RowVersion.NONE, RowVersion.NONE}, s.versions(List.of(key, FeatureKey.BIAS)),
+                    "the bundle's own rows have no version");
+            s.apply(Map.of(key, new Bundle.RowUpdate(updated, 17), FeatureKey.BIAS, new Bundle.RowUpdate(new float[] {9, 0, 0, 0, 0}, 3),
+                    unversioned, new Bundle.RowUpdate(updated, 5)), Map.of(0, 42L, 1, 7L));
+            s.apply(Map.of(unversioned, new Bundle.RowUpdate(updated, RowVersion.NONE)), Map.of(0, 43L));
         }
         try (Bundle s = Bundle.openStore(bundle, store)) {
             assertArrayEquals(updated, s.rowOrNull(key));
             assertEquals(9f, s.bias()[0]);
-            assertEquals(Map.of(0, 42L, 1, 7L), s.followedOffsets());
+            assertArrayEquals(new long[] {17, 3, RowVersion.NONE}, s.versions(List.of(key, FeatureKey.BIAS, unversioned)),
+                    "versions kept across a restart; an unversioned update clears its row's");
+            assertEquals(Map.of(0, 43L, 1, 7L), s.followedOffsets());
         }
         try (Bundle b = Bundle.open(bundle)) {
             assertArrayEquals(TestTables.weights(3, 5), b.rowOrNull(key), "the bundle itself is untouched");
@@ -172,7 +180,7 @@ class BundleTest {
         java.util.Arrays.fill(chunk0, 0.25f);
         try (Bundle s = Bundle.openStore(deepBundle, dir.resolve("deep-store"))) {
             double before = LoadedModel.of(s).predict(keys, values);
-            s.apply(Map.of(DenseChunks.key(0), chunk0), Map.of(0, 1L));
+            s.apply(Map.of(DenseChunks.key(0), new Bundle.RowUpdate(chunk0, 1)), Map.of(0, 1L));
 
             float[] expected = new float[shape.denseLayout().size()];
             shape.denseLayout().initialValues(TestTables.DENSE_SEED, 0, expected);

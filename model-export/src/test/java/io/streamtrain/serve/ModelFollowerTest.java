@@ -9,6 +9,7 @@ import io.streamtrain.bundle.Bundle;
 import io.streamtrain.bundle.BundleWriter;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.contract.RowCodec;
+import io.streamtrain.contract.RowVersion;
 import io.streamtrain.bundle.TestTables;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.kafka.KafkaConnection;
@@ -101,6 +102,44 @@ class ModelFollowerTest {
         }
     }
 
+    /**
+     * Versioned updates, published at once and repeated by a recovery: a row keeps its highest
+     * version, neither moved back by an older or repeated record nor written twice, also after the
+     * follower restarts.
+     */
+    @Test
+    void versionedUpdatesNeverMoveARowBackNorApplyTwice() throws Exception {
+        String topic = "updates-versioned-" + System.nanoTime();
+        kafka.createTopic(topic, 2);
+        long a = TestTables.key(5);
+        long b = FeatureKey.of(3, 888_888);
+        Path store = dir.resolve("store-" + topic);
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.connection(), topic, s)) {
+                sendVersioned(producer, topic, a, row(2f), 2);
+                await(() -> java.util.Arrays.equals(row(2f), s.row(a)), "version 2 applied");
+
+                sendVersioned(producer, topic, a, row(1f), 1); // older: a recovery publishing again what it recomputed
+                sendVersioned(producer, topic, a, row(2f), 2); // a repeat
+                sendVersioned(producer, topic, b, row(7f), 1);
+                await(() -> java.util.Arrays.equals(row(7f), s.row(b)), "the later record of another row applied");
+                assertArrayEquals(row(2f), s.row(a), "never moved back to version 1");
+                assertEquals(2, follower.updatesApplied(), "a at 2 and b at 1, each written once");
+                assertEquals(2, follower.updatesSkipped(), "a's older and repeated records");
+
+                sendVersioned(producer, topic, a, row(3f), 3);
+                await(() -> java.util.Arrays.equals(row(3f), s.row(a)), "version 3 applied");
+            }
+            sendVersioned(producer, topic, a, row(2f), 2); // a repeat while the server is down
+            try (Bundle s = Bundle.openStore(bundle, store); ModelFollower follower = new ModelFollower(kafka.connection(), topic, s)) {
+                await(follower::caughtUp, "caught up after the restart");
+                assertArrayEquals(row(3f), s.row(a), "the stored version outlives the restart");
+                assertEquals(0, follower.updatesApplied());
+                assertEquals(1, follower.updatesSkipped());
+            }
+        }
+    }
+
     @Test
     void theUsersClientPropertiesReachTheFollowersConsumer() throws Exception {
         KafkaConnection bogus = new KafkaConnection(kafka.bootstrapServers(), Map.of("security.protocol", "BOGUS"));
@@ -156,6 +195,13 @@ class ModelFollowerTest {
 
     private KafkaProducer<byte[], byte[]> transactional(String topic) {
         return kafka.transactionalProducer(topic + "-tx");
+    }
+
+    private static void sendVersioned(KafkaProducer<byte[], byte[]> producer, String topic, long key, float[] weights, long version) {
+        // one partition: the test's order is the topic's
+        producer.send(new ProducerRecord<>(topic, 0, RowCodec.key(key), RowCodec.value(weights),
+                java.util.List.of(RowVersion.header(version))));
+        producer.flush();
     }
 
     private static void send(KafkaProducer<byte[], byte[]> tx, String topic, long key, float[] weights) {

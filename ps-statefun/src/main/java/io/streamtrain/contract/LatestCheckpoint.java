@@ -24,6 +24,7 @@ public final class LatestCheckpoint {
 
     /** Every complete checkpoint and savepoint in the directory, the newest first. */
     public static List<Path> newestFirst(Path root) {
+        ModelStorage.refreshCheckpoints(root);
         if (!Files.isDirectory(root)) {
             return List.of();
         }
@@ -48,7 +49,7 @@ public final class LatestCheckpoint {
     /** Like {@link #find}, but a missing checkpoint is an error that says what to do. */
     public static Path in(Path root) throws IOException {
         return find(root).orElseThrow(() -> new IOException(
-                "no complete checkpoint under " + root.toAbsolutePath() + " (has train run long enough to checkpoint?)"));
+                "no complete checkpoint under " + ModelStorage.location(root) + " (has train run long enough to checkpoint?)"));
     }
 
     /** A savepoint Flink wrote into the directory (a backfill's output: {@code DIR/savepoint-<id>/_metadata}). */

@@ -42,7 +42,7 @@ public record ModelInfo(String name, String topic, String model, int dim, String
     }
 
     public void write(java.nio.file.Path checkpointDir) throws IOException {
-        write(new Path(checkpointDir.toAbsolutePath().toUri()));
+        write(ModelStorage.flinkPath(checkpointDir));
     }
 
     /** Writes {@code model.json} into {@code checkpointDir} (any file system Flink has), replacing one there. */
@@ -55,7 +55,7 @@ public record ModelInfo(String name, String topic, String model, int dim, String
     }
 
     public static ModelInfo read(java.nio.file.Path checkpointDir) throws IOException {
-        return read(new Path(checkpointDir.toAbsolutePath().toUri()));
+        return read(ModelStorage.flinkPath(checkpointDir));
     }
 
     public static ModelInfo read(Path checkpointDir) throws IOException {

@@ -194,8 +194,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         return ctx.timerService().currentProcessingTime();
     }
 
-    /** Publishes each changed row's weights on {@link #ROWS_CHANGED}, stamped with {@code now}. */
+    /** Publishes each changed row's weights and version on {@link #ROWS_CHANGED}, stamped with {@code now}. */
     private static PushApplier.ChangedRowSink published(Context ctx, long now) {
-        return (key, weights) -> ctx.output(ROWS_CHANGED, new RowChanged(key, weights.clone(), now));
+        return (key, weights, version) -> ctx.output(ROWS_CHANGED, new RowChanged(key, weights.clone(), version, now));
     }
 }

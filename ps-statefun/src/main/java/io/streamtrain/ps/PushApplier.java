@@ -16,12 +16,12 @@ import org.apache.flink.api.common.state.MapState;
  * scaled for staleness there.
  */
 final class PushApplier {
-    /** Takes each row a push changed (its weights: the row's own array, copy to keep). */
+    /** Takes each row a push changed (its weights: the row's own array, copy to keep) with its new version. */
     @FunctionalInterface
     interface ChangedRowSink {
-        ChangedRowSink NONE = (key, weights) -> {};
+        ChangedRowSink NONE = (key, weights, version) -> {};
 
-        void changed(long key, float[] weights);
+        void changed(long key, float[] weights, long version);
     }
 
     private final RowStore rows;
@@ -62,7 +62,8 @@ final class PushApplier {
             long key = keys[i];
             int occ = occurrences[i];
             if (FeatureKey.isDense(key)) {
-                changedRows.changed(key, dense.apply(key, grad, at, occ, versionAt(push, i), now).weights);
+                EmbeddingRow chunk = dense.apply(key, grad, at, occ, versionAt(push, i), now);
+                changedRows.changed(key, chunk.weights, chunk.version);
                 continue;
             }
             EmbeddingRow row = rows.current(key, now);
@@ -83,7 +84,7 @@ final class PushApplier {
             row.count += occ;
             row.updatedAt = now;
             rows.changed(key, row);
-            changedRows.changed(key, row.weights);
+            changedRows.changed(key, row.weights, row.version);
         }
         rows.endPush();
         applied.advance(push.keyGroup, push.sourcePartition, push.batchSeq);

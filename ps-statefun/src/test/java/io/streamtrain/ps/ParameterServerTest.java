@@ -157,6 +157,29 @@ class ParameterServerTest {
             assertEquals(List.of(a, b), changed.stream().map(r -> r.key).collect(Collectors.toList()));
             assertEquals(2, changed.get(0).weights[0]);
             assertEquals(7, changed.get(0).appliedAt);
+            assertEquals(List.of(1L, 1L), changed.stream().map(r -> r.version).collect(Collectors.toList()), "each row's first push");
+        }
+    }
+
+    /**
+     * A published update's version is its row's count of pushes applied, so a recovery that applies
+     * the same pushes again publishes the same (row, version, weights); a replayed push publishes nothing.
+     */
+    @Test
+    void publishedVersionsCountEachRowsPushesAndAReplayedPushPublishesNothing() throws Exception {
+        long a = key(0, 1);
+        long b = key(0, 2);
+        try (var ps = ps(Settings.cache(1000).publishing(), 1, 0, null)) {
+            Push first = push(0, pull(ps, 0, a, b), 2, 1);
+            Push second = push(1, pull(ps, 1, a), 3);
+            ps.processElement2(first, 0);
+            ps.processElement2(second, 0);
+            ps.processElement2(second, 0); // the at-least-once feedback repeats it
+            List<RowChanged> changed = ps.getSideOutput(ParameterServer.ROWS_CHANGED).stream()
+                    .map(StreamRecord::getValue).collect(Collectors.toList());
+            assertEquals(List.of(a + "@1", b + "@1", a + "@2"),
+                    changed.stream().map(r -> r.key + "@" + r.version).collect(Collectors.toList()));
+            assertEquals(5, changed.get(2).weights[0], "the count oracle's weight after both pushes");
         }
     }
 

@@ -1,20 +1,18 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
-import io.streamtrain.files.ScratchDirectory;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaOutage;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.TrainingJob;
 import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.worker.ProgressiveValidation;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -62,6 +60,7 @@ public final class BackfillRun {
         String deadLetterTopic = TrainingOptions.deadLetterTopic(conf);
         PrintStream out = s.progress();
         TrainingSummary summary;
+        KafkaPreflight.check(connection);
         try (KafkaProgress kafka = new KafkaProgress(connection)) {
             if (!kafka.topicExists(topic)) {
                 throw new IllegalArgumentException("topic " + topic + " does not exist: nothing to backfill");
@@ -113,15 +112,15 @@ public final class BackfillRun {
                     cps = monitor.checkpoints();
                     restarts = monitor.restarts();
                     loop = LoopReadings.of(monitor);
-                    out.println("backfill: range done, stopping with a savepoint in " + b.outDir().toAbsolutePath());
-                    savepoint = Path.of(URI.create(monitor.stopWithSavepoint(b.outDir(), SAVEPOINT_TIMEOUT)));
+                    out.println("backfill: range done, stopping with a savepoint in " + ModelStorage.location(b.outDir()));
+                    savepoint = ModelStorage.local(monitor.stopWithSavepoint(b.outDir(), SAVEPOINT_TIMEOUT));
                 }
                 while (!flink.status().isGloballyTerminalState()) {
                     Thread.sleep(100);
                 }
-                new Handover(topic, savepoint.toAbsolutePath().toString(), range.to()).write(b.outDir());
+                new Handover(topic, ModelStorage.location(savepoint), range.to()).write(b.outDir());
                 // The job wrote what export needs beside its checkpoints, which go below: it stays beside the savepoint.
-                Files.copy(checkpoints.resolve(ModelInfo.FILE), b.outDir().resolve(ModelInfo.FILE), StandardCopyOption.REPLACE_EXISTING);
+                ModelStorage.copy(checkpoints.resolve(ModelInfo.FILE), b.outDir().resolve(ModelInfo.FILE));
                 double seconds = (System.nanoTime() - started) / 1e9;
                 double[] window = metrics.window();
                 long deadLetters = outage.retry("counting dead letters",
@@ -134,7 +133,7 @@ public final class BackfillRun {
             out.println("backfill: " + summary.warning());
         }
         // The savepoint is self-contained; the run's checkpoints go once Flink has stopped using them.
-        ScratchDirectory.deleteRecursively(checkpoints);
+        ModelStorage.deleteRecursively(checkpoints);
         return summary;
     }
 

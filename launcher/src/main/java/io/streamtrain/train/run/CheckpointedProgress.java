@@ -1,7 +1,9 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.export.SourceOffsets;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -36,6 +38,11 @@ public final class CheckpointedProgress {
 
     /** Reads the newest checkpoint {@code job} completed, unless read already; returns whether it read one. */
     public boolean refresh(JobID job) {
+        try {
+            ModelStorage.refreshCheckpoints(checkpointDir);
+        } catch (UncheckedIOException e) {
+            return false; // remote storage unreachable for now: a later poll reads the newest checkpoint
+        }
         Optional<Path> newest = newestCheckpoint(checkpointDir.resolve(job.toString()));
         if (newest.isEmpty() || !read.add(job + "/" + newest.get().getFileName())) {
             return false;

@@ -1,9 +1,10 @@
 package io.streamtrain.train.run;
 
+import java.io.InputStream;
+import io.streamtrain.contract.ModelStorage;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.contract.LatestCheckpoint;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -20,15 +21,16 @@ public record Handover(String topic, String savepoint, Map<Integer, Long> offset
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public void write(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve(FILE).toFile(), this);
+        ModelStorage.write(dir.resolve(FILE), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(this));
     }
 
     /** The hand-over of a backfill output directory, or of the savepoint inside one. */
     public static Optional<Handover> find(Path dirOrSavepoint) throws IOException {
         for (Path dir : new Path[] {dirOrSavepoint, dirOrSavepoint.toAbsolutePath().getParent()}) {
-            if (dir != null && Files.isRegularFile(dir.resolve(FILE))) {
-                return Optional.of(JSON.readValue(dir.resolve(FILE).toFile(), Handover.class));
+            if (dir != null && ModelStorage.isFile(dir.resolve(FILE))) {
+                try (InputStream in = ModelStorage.open(dir.resolve(FILE))) {
+                    return Optional.of(JSON.readValue(in, Handover.class));
+                }
             }
         }
         return Optional.empty();
@@ -36,7 +38,7 @@ public record Handover(String topic, String savepoint, Map<Integer, Long> offset
 
     /** The savepoint or checkpoint a path names: itself (it has {@code _metadata}), or the newest one in the directory. */
     public static Path savepointIn(Path path) throws IOException {
-        if (Files.isRegularFile(path.resolve("_metadata"))) {
+        if (ModelStorage.isFile(path.resolve("_metadata"))) {
             return path;
         }
         return LatestCheckpoint.in(path);

@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelStorage;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -140,7 +141,7 @@ public final class JobMonitor implements AutoCloseable {
      */
     public String stopWithSavepoint(Path targetDirectory, Duration timeout) throws Exception {
         CompletableFuture<String> savepoint = client.stopWithSavepoint(
-                job, false, targetDirectory.toAbsolutePath().toUri().toString(), SavepointFormatType.CANONICAL);
+                job, false, ModelStorage.uri(targetDirectory).toString(), SavepointFormatType.CANONICAL);
         try {
             return savepoint.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {

@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelStorage;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +83,7 @@ public final class LocalFlink implements TrainingCluster {
     /** Submits any job (the joiner's too), restored from {@code resumeFrom} when given. */
     public void submit(StreamGraph graph, Optional<Path> resumeFrom, boolean ignoreUnclaimedState) throws Exception {
         resumeFrom.ifPresent(p -> graph.setSavepointRestoreSettings(
-                SavepointRestoreSettings.forPath(p.toString(), ignoreUnclaimedState)));
+                SavepointRestoreSettings.forPath(ModelStorage.uri(p).toString(), ignoreUnclaimedState)));
         job = cluster.submitJob(graph.getJobGraph()).get().getJobID();
     }
 

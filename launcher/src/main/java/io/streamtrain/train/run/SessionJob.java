@@ -1,5 +1,6 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.cluster.JobJarUpload;
 import java.io.IOException;
 import java.net.URI;
@@ -37,7 +38,7 @@ public final class SessionJob implements TrainingCluster {
     @Override
     public void start(Configuration conf, Optional<Path> resumeFrom, Map<TopicPartition, Long> feedbackFrom) throws Exception {
         job = new JobJarUpload(target.rest()).run(target.jobJar(), application.mainClass(), conf.toMap(),
-                resumeFrom.map(Path::toString), conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE));
+                resumeFrom.map(p -> ModelStorage.uri(p).toString()), conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE));
     }
 
     @Override

@@ -1,11 +1,13 @@
 package io.streamtrain.train.run;
 
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.cluster.LocalCluster;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
 import io.streamtrain.export.SourceOffsets;
 import io.streamtrain.kafka.KafkaConnection;
 import io.streamtrain.kafka.KafkaOutage;
+import io.streamtrain.kafka.KafkaPreflight;
 import io.streamtrain.ps.PsOptions;
 import io.streamtrain.train.KafkaProgress;
 import io.streamtrain.train.RequiredFlinkSettings;
@@ -99,7 +101,7 @@ public final class TrainingRun {
     public static Configuration flinkConfiguration(Settings s) {
         Configuration c = new Configuration(s.conf());
         c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
-        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toAbsolutePath().toUri().toString());
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, ModelStorage.uri(s.checkpointDir()).toString());
         // Small network buffers keep few batches in flight between batcher, PS and worker, which
         // bounds gradient staleness when the job works through a backlog.
         if (!c.contains(TaskManagerOptions.MEMORY_SEGMENT_SIZE)) {
@@ -128,6 +130,7 @@ public final class TrainingRun {
                     + " is a file, not a directory: give --checkpoint-dir a directory (it is created if missing)");
         }
 
+        KafkaPreflight.check(connection);
         try (KafkaProgress kafka = new KafkaProgress(connection)) {
             kafka.ensureTopics(Map.of(topic, 4));
             kafka.ensureJobTopics(conf);
@@ -163,7 +166,7 @@ public final class TrainingRun {
             try (TrainingCluster flink = s.openCluster(conf, FlinkApplication.TRAINING);
                     MetricsFollower metrics = new MetricsFollower(connection, metricsTopic, kafka.endOffsets(metricsTopic))) {
                 out.println("train: " + (resumeFrom.map(p -> "resuming from " + p).orElse("fresh start"))
-                        + ", topic " + topic + ", checkpoints in " + s.checkpointDir().toAbsolutePath());
+                        + ", topic " + topic + ", checkpoints in " + ModelStorage.uri(s.checkpointDir()));
                 flink.start(conf, resumeFrom, feedbackFrom);
                 out.println("train: job " + flink.job() + " on " + flink.describe() + "; Flink REST API at " + flink.restAddress());
                 KafkaOutage outage = new KafkaOutage("train", conf.get(TrainingOptions.KAFKA_OUTAGE_PATIENCE));
@@ -231,7 +234,7 @@ public final class TrainingRun {
     /** The backfill hand-over that goes with restoring {@code savepoint}, if it is a backfill's. */
     private static Optional<Handover> handoverFor(Path given, Path savepoint, String topic) throws Exception {
         Optional<Handover> h = Handover.find(given);
-        if (h.isEmpty() || !Path.of(h.get().savepoint()).toAbsolutePath().equals(savepoint.toAbsolutePath())) {
+        if (h.isEmpty() || !ModelStorage.uri(ModelStorage.local(h.get().savepoint())).equals(ModelStorage.uri(savepoint))) {
             return Optional.empty();
         }
         if (!h.get().topic().equals(topic)) {

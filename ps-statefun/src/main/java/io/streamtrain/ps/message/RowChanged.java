@@ -7,14 +7,17 @@ package io.streamtrain.ps.message;
 public class RowChanged {
     public long key;
     public float[] weights;
+    /** The row's pushes applied so far, this one included: the update's version (see {@link io.streamtrain.contract.RowVersion}). */
+    public long version;
     /** When the PS applied the push (ms since the epoch): the record's timestamp, for freshness. */
     public long appliedAt;
 
     public RowChanged() {}
 
-    public RowChanged(long key, float[] weights, long appliedAt) {
+    public RowChanged(long key, float[] weights, long version, long appliedAt) {
         this.key = key;
         this.weights = weights;
+        this.version = version;
         this.appliedAt = appliedAt;
     }
 }
