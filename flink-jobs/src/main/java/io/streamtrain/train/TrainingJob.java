@@ -176,7 +176,7 @@ public final class TrainingJob {
                 .transform("parameter-server", TypeInformation.of(PulledRows.class), new ParameterServerOperator(new ParameterServer(
                         OptimizerConfig.from(conf),
                         RowInitializer.from(conf, shape.kind()),
-                        DenseParameters.from(conf, shape, conf.get(TrainingOptions.BATCH_SIZE)),
+                        DenseParameters.from(conf, shape),
                         conf.get(PsOptions.MIN_FREQUENCY),
                         conf.getOptional(PsOptions.ROW_TTL).orElse(null),
                         conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC),

@@ -128,14 +128,15 @@ public final class TrainingOptions {
     public static final ConfigOption<DenseEngine> DENSE_ENGINE =
             ConfigOptions.key("streamtrain.train.dense-engine")
                     .enumType(DenseEngine.class)
-                    .defaultValue(DenseEngine.PYTORCH)
+                    .defaultValue(DenseEngine.JAVA)
                     .withDescription(
                             "Deep models: what runs the dense tower's forward and backward pass on the worker. pytorch:"
                                     + " PyTorch through DJL, its autograd giving the dense and the input embeddings' gradients,"
                                     + " one intra-op thread per slot, offline CPU natives from the TaskManagers' class path"
                                     + " (the image's Flink lib/, the launcher's jar locally; docs/ARCHITECTURE.md, \"Deep"
-                                    + " models\"). java: the pure-Java kernel, the parity reference, about a tenth as fast on a"
-                                    + " 256-128-64 tower (docs/benchmarks.md) but needing no natives.");
+                                    + " models\"), 11-16x the Java kernel's rate on a 256-128-64 tower. java: the pure-Java"
+                                    + " kernel, the parity reference, needing no natives; the default until the job's deepfm"
+                                    + " learns as well on pytorch (docs/benchmarks.md, \"DJL in the worker\").");
 
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamtrain.train.batch-size")

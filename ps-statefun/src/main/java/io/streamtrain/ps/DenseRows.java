@@ -18,10 +18,10 @@ import org.apache.flink.api.common.state.MapState;
  * checkpoint barrier, like the last batches applied ({@link AppliedBatches}). Every batch updates
  * every chunk, so writing them per push would put the whole tower through RocksDB each batch; once
  * per checkpoint, the checkpoint still holds exactly what a write per push would have left.
- * No admission (a chunk exists from its first pull). A batch's step is scaled by its share of a
- * full batch and, if its chunk took more updates since the pull than the chunk's recent batches did
- * on average ({@link #usualMissed}), by how much more ({@link DenseOptimizerConfig#stepScale}); its
- * whole gradient still reaches the optimizer's moments. The gradient itself is not damped as the
+ * No admission (a chunk exists from its first pull). A batch's step is scaled down if its chunk
+ * took more updates since the pull than the chunk's recent batches did on average
+ * ({@link #usualMissed}), by how much more ({@link DenseOptimizerConfig#stepScale}); its whole
+ * gradient still reaches the optimizer's moments. The gradient itself is not damped as the
  * sparse rows' are, since Adam's step does not depend on the gradient's scale.
  */
 final class DenseRows {
@@ -73,7 +73,7 @@ final class DenseRows {
         EmbeddingRow row = row(key);
         long missed = row.version - pulledVersion;
         double usual = usualMissed.getOrDefault(key, (double) missed);
-        optimizer.apply(row.weights, row.slots, grad, off, occurrences, config.stepScale(occurrences, missed, usual));
+        optimizer.apply(row.weights, row.slots, grad, off, occurrences, config.stepScale(missed, usual));
         usualMissed.put(key, usual + (missed - usual) / USUAL_WINDOW);
         row.version++;
         row.count += occurrences;

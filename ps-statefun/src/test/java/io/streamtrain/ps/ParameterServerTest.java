@@ -281,10 +281,10 @@ class ParameterServerTest {
         return harness;
     }
 
-    /** A DCN's dense parameters, trained in batches of up to 4 examples: a few dozen chunks, so both halves of the key groups hold some. */
+    /** A DCN's dense parameters: a few dozen chunks, so both halves of the key groups hold some. */
     private static DenseParameters dense(boolean counting) {
         ModelShape shape = new ModelShape(ModelKind.DCN, 4, 6, List.of(32, 16), 2);
-        return new DenseParameters(shape.denseLayout(), 5, new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, counting, true, 4));
+        return new DenseParameters(shape.denseLayout(), 5, new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, counting, true));
     }
 
     /** The first dense chunk key in the key groups subtask {@code half} of two owns. */

@@ -5,7 +5,6 @@ import io.streamtrain.model.Examples;
 import io.streamtrain.model.Model;
 import io.streamtrain.model.ModelShape;
 import io.streamtrain.model.PerExampleModel;
-import io.streamtrain.ps.optimizer.DenseOptimizerConfig;
 import io.streamtrain.ps.optimizer.Optimizer;
 import io.streamtrain.ps.optimizer.OptimizerConfig;
 import io.streamtrain.ps.row.DenseChunks;
@@ -31,7 +30,6 @@ public final class SequentialTrainer {
     private final BatchModel model;
     private final Optimizer optimizer;
     private final RowInitializer initializer;
-    private final DenseOptimizerConfig denseConfig;
     private final Optimizer denseOptimizer;
     private final EmbeddingRow[] chunks;
     private final Map<Long, EmbeddingRow> rows = new HashMap<>();
@@ -50,8 +48,7 @@ public final class SequentialTrainer {
         this.initializer = initializer;
         this.width = model.width();
         this.chunks = new EmbeddingRow[DenseChunks.count(model.denseLayout().size())];
-        this.denseConfig = dense.optimizer();
-        this.denseOptimizer = chunks.length == 0 ? null : denseConfig.create();
+        this.denseOptimizer = chunks.length == 0 ? null : dense.optimizer().create();
         for (int c = 0; c < chunks.length; c++) {
             chunks[c] = dense.newRow(c, denseOptimizer);
         }
@@ -61,7 +58,7 @@ public final class SequentialTrainer {
     public static SequentialTrainer of(Configuration conf) {
         ModelShape shape = TrainingOptions.shape(conf);
         return new SequentialTrainer(TrainingOptions.batchModel(conf), OptimizerConfig.from(conf).create(), RowInitializer.from(conf, shape.kind()),
-                DenseParameters.from(conf, shape, conf.get(TrainingOptions.BATCH_SIZE)));
+                DenseParameters.from(conf, shape));
     }
 
     /** Trains on {@code examples} in order, {@code batchSize} at a time. */
@@ -122,8 +119,7 @@ public final class SequentialTrainer {
             row.count += occurrences[r];
         }
         for (int c = 0; c < chunks.length; c++) {
-            denseOptimizer.apply(chunks[c].weights, chunks[c].slots, denseGrad, c * DenseChunks.WIDTH, batch.size(),
-                    denseConfig.stepScale(batch.size(), 0, 0)); // in sequence: nothing missed
+            denseOptimizer.apply(chunks[c].weights, chunks[c].slots, denseGrad, c * DenseChunks.WIDTH, batch.size());
             chunks[c].count += batch.size();
         }
         denseSnapshot = null;

@@ -96,8 +96,48 @@ class TorchTowerTest {
     }
 
     @Test
+    void twoSlotsTrainingAtOnceEachGetTheJavaModelsGradients() throws Exception {
+        ModelShape shape = new ModelShape(ModelKind.DEEPFM, 4, 6, List.of(32, 16), 0);
+        List<Batch> batches = new ArrayList<>();
+        List<Result> expected = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            Batch b = new Batch(shape, new Random(100 + i));
+            batches.add(b);
+            expected.add(b.train(new DeepModel(shape, TowerKernels.JAVA)));
+        }
+        java.util.concurrent.ExecutorService slots = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+            for (int slot = 0; slot < 2; slot++) {
+                runs.add(slots.submit(() -> {
+                    try (BatchModel model = new DeepModel(shape, DenseEngine.PYTORCH.kernels())) {
+                        for (int round = 0; round < 25; round++) {
+                            for (int i = 0; i < batches.size(); i++) {
+                                Result got = batches.get(i).train(model);
+                                Result want = expected.get(i);
+                                for (int k = 0; k < want.denseGrad.length; k++) {
+                                    assertEquals(want.denseGrad[k], got.denseGrad[k], TOLERANCE, "round " + round + " batch " + i + " dense " + k);
+                                }
+                                for (int k = 0; k < want.tableGrad.length; k++) {
+                                    assertEquals(want.tableGrad[k], got.tableGrad[k], TOLERANCE, "round " + round + " batch " + i + " sparse " + k);
+                                }
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (var run : runs) {
+                run.get();
+            }
+        } finally {
+            slots.shutdownNow();
+        }
+    }
+
+    @Test
     void theEngineOptionNamesBothKernels() {
-        assertEquals(DenseEngine.PYTORCH, new Configuration().get(TrainingOptions.DENSE_ENGINE), "PyTorch by default");
+        assertEquals(DenseEngine.PYTORCH, Configuration.fromMap(Map.of(TrainingOptions.DENSE_ENGINE.key(), "pytorch")).get(TrainingOptions.DENSE_ENGINE));
         assertEquals(DenseEngine.JAVA, Configuration.fromMap(Map.of(TrainingOptions.DENSE_ENGINE.key(), "java")).get(TrainingOptions.DENSE_ENGINE));
         assertEquals("java", DenseEngine.JAVA.toString());
     }

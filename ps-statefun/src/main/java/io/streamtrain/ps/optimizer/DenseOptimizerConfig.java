@@ -9,41 +9,34 @@ import org.apache.flink.configuration.ReadableConfig;
  * {@code count} (the exactly-once tests) the dense parameters count examples too.
  *
  * <p>A dense step's size ({@link #stepScale}): Adam moves each parameter by about its learning rate
- * whatever the gradient, so two things that shrink a plain gradient step would not shrink it.
- * {@code fullBatch}: a batch of n examples takes n / fullBatch of a step, so the small first batches
- * of a partition (the batch-size ramp) move the tower in proportion to what they learned from, not
- * a whole step each. {@code staleAware}: a batch whose chunk took more other batches' updates since
- * its pull than the chunk usually does takes a proportionally smaller step
- * ({@link PsOptions#DENSE_STALENESS_AWARE}).
+ * whatever the gradient, so damping a stale gradient, as the sparse rows do, would not shrink its
+ * step. {@code staleAware}: a batch whose chunk took more other batches' updates since its pull than
+ * the chunk usually does takes a proportionally smaller step ({@link PsOptions#DENSE_STALENESS_AWARE}).
  */
 public record DenseOptimizerConfig(DenseOptimizerKind kind, double learningRate, double initialAccumulator, boolean counting,
-                                   boolean staleAware, int fullBatch) implements Serializable {
+                                   boolean staleAware) implements Serializable {
 
-    /** {@code conf}'s dense optimizer for batches of up to {@code fullBatch} examples. */
-    public static DenseOptimizerConfig from(ReadableConfig conf, int fullBatch) {
+    public static DenseOptimizerConfig from(ReadableConfig conf) {
         return new DenseOptimizerConfig(
                 conf.get(PsOptions.DENSE_OPTIMIZER),
                 conf.get(PsOptions.DENSE_LEARNING_RATE),
                 conf.get(PsOptions.ADAGRAD_INITIAL_ACCUMULATOR),
                 conf.get(PsOptions.OPTIMIZER) == OptimizerKind.COUNT,
-                conf.get(PsOptions.DENSE_STALENESS_AWARE),
-                fullBatch);
+                conf.get(PsOptions.DENSE_STALENESS_AWARE));
     }
 
     /**
-     * The share of a whole step a batch of {@code examples} takes whose chunk took {@code missed}
-     * other batches' updates since its pull, where the chunk's recent batches missed
-     * {@code usualMissed} on average: (examples / fullBatch) × min(1, (1 + usual) / (1 + missed)).
-     * The staleness-aware rule of Zhang et al. (step ∝ 1 / staleness) with the learning rate set for
-     * the job's usual staleness: a batch in the steady state takes its whole step, one that waited
-     * through a checkpoint or a backlog a smaller one.
+     * The share of a whole step a batch takes whose chunk took {@code missed} other batches' updates
+     * since its pull, where the chunk's recent batches missed {@code usualMissed} on average:
+     * min(1, (1 + usual) / (1 + missed)). The staleness-aware rule of Zhang et al. (step ∝ 1 /
+     * staleness) with the learning rate set for the job's usual staleness: a batch in the steady
+     * state takes its whole step, one that waited through a checkpoint or a backlog a smaller one.
      */
-    public float stepScale(int examples, long missed, double usualMissed) {
-        float share = Math.min(1f, examples / (float) fullBatch);
+    public float stepScale(long missed, double usualMissed) {
         if (!staleAware || missed <= usualMissed) {
-            return share;
+            return 1f;
         }
-        return (float) (share * (1 + usualMissed) / (1 + missed));
+        return (float) ((1 + usualMissed) / (1 + missed));
     }
 
     public Optimizer create() {

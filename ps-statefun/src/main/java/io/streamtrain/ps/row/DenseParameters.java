@@ -16,13 +16,10 @@ import org.apache.flink.configuration.ReadableConfig;
 public record DenseParameters(DenseLayout layout, long seed, DenseOptimizerConfig optimizer) implements Serializable {
     public static final DenseParameters NONE = new DenseParameters(DenseLayout.NONE, 0, null);
 
-    /**
-     * The dense parameters of {@code shape} under {@code conf} ({@link PsOptions}), trained in batches
-     * of up to {@code fullBatch} examples: {@link #NONE} for lr and fm.
-     */
-    public static DenseParameters from(ReadableConfig conf, ModelShape shape, int fullBatch) {
+    /** The dense parameters of {@code shape} under {@code conf} ({@link PsOptions}): {@link #NONE} for lr and fm. */
+    public static DenseParameters from(ReadableConfig conf, ModelShape shape) {
         return shape.kind().isDeep()
-                ? new DenseParameters(shape.denseLayout(), conf.get(PsOptions.INIT_SEED), DenseOptimizerConfig.from(conf, fullBatch))
+                ? new DenseParameters(shape.denseLayout(), conf.get(PsOptions.INIT_SEED), DenseOptimizerConfig.from(conf))
                 : NONE;
     }
 

@@ -67,7 +67,7 @@ class OptimizerTest {
     @Test
     void aScaledDenseStepMovesLessWhileTheMomentsTakeTheWholeGradient() {
         for (DenseOptimizerKind kind : DenseOptimizerKind.values()) {
-            Optimizer o = new DenseOptimizerConfig(kind, 0.01, 0.1, false, true, 1024).create();
+            Optimizer o = new DenseOptimizerConfig(kind, 0.01, 0.1, false, true).create();
             float[] whole = {1f, -2f};
             float[] wholeSlots = o.initialSlots(2);
             float[] scaled = whole.clone();
@@ -81,23 +81,21 @@ class OptimizerTest {
             }
             assertArrayEquals(wholeSlots, scaledSlots, kind + ": the optimizer's state sees the whole gradient");
         }
-        Optimizer counting = new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, true, true, 1024).create();
+        Optimizer counting = new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, true, true).create();
         float[] counts = {0f};
         counting.apply(counts, counting.initialSlots(1), new float[] {1f}, 0, 7, 0.25f);
         assertEquals(7f, counts[0], "the count oracle counts whole examples");
     }
 
     @Test
-    void aDenseStepIsItsBatchsShareOfAFullOneShrunkWhenStalerThanUsual() {
-        DenseOptimizerConfig config = new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, false, true, 1024);
-        assertEquals(1f, config.stepScale(1024, 3, 3), "a full batch as stale as usual: a whole step");
-        assertEquals(1f, config.stepScale(1024, 1, 3), "fresher than usual: no more than a whole step");
-        assertEquals(0.25f, config.stepScale(256, 0, 0), 1e-7, "a quarter of a full batch: a quarter of a step");
-        assertEquals(4f / 12, config.stepScale(1024, 11, 3), 1e-6, "11 batches missed where 3 are usual");
-        assertEquals(0.5f * 4f / 12, config.stepScale(512, 11, 3), 1e-6);
-        assertEquals(1f, config.stepScale(2048, 0, 0), "never more than a whole step");
-        DenseOptimizerConfig off = new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, false, false, 1024);
-        assertEquals(1f, off.stepScale(1024, 11, 3), "staleness-aware steps switched off");
+    void aDenseStepShrinksWhenStalerThanUsual() {
+        DenseOptimizerConfig config = new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, false, true);
+        assertEquals(1f, config.stepScale(3, 3), "as stale as usual: a whole step");
+        assertEquals(1f, config.stepScale(1, 3), "fresher than usual: no more than a whole step");
+        assertEquals(4f / 12, config.stepScale(11, 3), 1e-6, "11 batches missed where 3 are usual");
+        assertEquals(1f / 9, config.stepScale(8, 0), 1e-6, "8 missed where none are usual: 1 / (1 + 8)");
+        DenseOptimizerConfig off = new DenseOptimizerConfig(DenseOptimizerKind.ADAM, 0.01, 0.1, false, false);
+        assertEquals(1f, off.stepScale(11, 3), "staleness-aware steps switched off");
     }
 
     @Test
