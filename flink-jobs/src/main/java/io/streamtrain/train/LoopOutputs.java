@@ -98,12 +98,9 @@ public record LoopOutputs(
     /**
      * Whether the job's model updates are versioned and published at once: only when a recovery
      * computes every row as before. Not when rows expire ({@link PsOptions#ROW_TTL}: expiry follows
-     * the wall clock), nor for a deep model's staleness-aware dense steps
-     * ({@link PsOptions#DENSE_STALENESS_AWARE}: their running average of missed updates lives on the
-     * heap and starts again after a restore).
+     * the wall clock).
      */
     static boolean versionedUpdates(Configuration conf) {
-        boolean heapAveragedDenseSteps = TrainingOptions.shape(conf).kind().isDeep() && conf.get(PsOptions.DENSE_STALENESS_AWARE);
-        return conf.getOptional(PsOptions.ROW_TTL).isEmpty() && !heapAveragedDenseSteps;
+        return conf.getOptional(PsOptions.ROW_TTL).isEmpty();
     }
 }

@@ -229,9 +229,8 @@ public final class TrainingOptions {
                             "When set, the PS publishes every row it changes to this compacted topic (key and value in"
                                     + " the serving bundle's row layout) as soon as it applies a push, with the row's version"
                                     + " in a header: a recovery publishes the same rows at the same versions again, and"
-                                    + " `serve --follow` keeps each row's highest version. With `streamtrain.ps.row-ttl` set, or a"
-                                    + " deep model with `streamtrain.ps.dense-staleness-aware`, the updates are transactional"
-                                    + " instead and become visible when their checkpoint completes. Unset: off.");
+                                    + " `serve --follow` keeps each row's highest version. With `streamtrain.ps.row-ttl` set, the updates are"
+                                    + " transactional instead and become visible when their checkpoint completes. Unset: off.");
 
     public static final ConfigOption<Integer> MODEL_UPDATES_PARTITIONS =
             ConfigOptions.key("streamtrain.train.model-updates-partitions")

@@ -105,8 +105,8 @@ class ExactlyOnceIT {
         Map<Long, byte[]> latest = new HashMap<>();
         Map<Long, Long> versions = new HashMap<>();
         Map<String, byte[]> byVersion = new HashMap<>();
-        // read_committed: versioned updates are not transactional and visible at once; checkpoint-bound ones (deep models'
-        // staleness-aware dense steps) are unversioned and count only once committed, in commit order
+        // read_committed: versioned updates are not transactional and visible at once; checkpoint-bound ones (a row TTL)
+        // are unversioned and count only once committed, in commit order
         for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(updatesTopic, true, Duration.ofSeconds(30))) {
             long key = RowCodec.rowKey(r.key());
             long version = RowVersion.of(r.headers());

@@ -26,6 +26,7 @@ import org.apache.flink.api.common.state.MapState;
  */
 final class DenseRows {
     private final MapState<Long, EmbeddingRow> stored;
+    private final MapState<Long, Double> storedUsualMissed;
     private final DenseParameters parameters;
     private final DenseOptimizerConfig config;
     private final Optimizer optimizer;
@@ -35,14 +36,20 @@ final class DenseRows {
     /**
      * Per chunk, the updates its recent batches missed between pull and push (a moving average over
      * about {@link #USUAL_WINDOW} batches): the job's steady-state staleness, which the dense learning
-     * rate is set for. On the heap only: after a restore it starts again from the first batch.
+     * rate is set for. Written back with the chunks ({@link PsState#denseUsualMissed}): a recovery
+     * replays the feedback with the averages the checkpoint had, so its steps equal the first run's.
      */
     private final Map<Long, Double> usualMissed = new HashMap<>();
     private static final double USUAL_WINDOW = 16;
 
-    /** @param stored the chunk rows' state, under the current key group */
-    DenseRows(MapState<Long, EmbeddingRow> stored, DenseParameters parameters, KeyGroupScope scope) {
+    /**
+     * @param stored the chunk rows' state, under the current key group
+     * @param storedUsualMissed the chunks' averages of missed updates, under the current key group
+     */
+    DenseRows(MapState<Long, EmbeddingRow> stored, MapState<Long, Double> storedUsualMissed, DenseParameters parameters,
+              KeyGroupScope scope) {
         this.stored = stored;
+        this.storedUsualMissed = storedUsualMissed;
         this.parameters = parameters;
         this.config = parameters.optimizer();
         this.optimizer = config == null ? null : config.create();
@@ -59,6 +66,10 @@ final class DenseRows {
             row = stored.get(key);
             if (row == null) {
                 row = parameters.newRow(DenseChunks.chunkOf(key), optimizer);
+            }
+            Double usual = storedUsualMissed.get(key);
+            if (usual != null) {
+                usualMissed.put(key, usual);
             }
             live.put(key, row);
         }
@@ -86,7 +97,13 @@ final class DenseRows {
     void writeBack() throws Exception {
         for (long key : changed) {
             EmbeddingRow copy = EmbeddingRowSerializer.INSTANCE.copy(live.get(key)); // the heap keeps changing its own
-            scope.run(scope.keyGroups().bucketOf(key), () -> stored.put(key, copy));
+            Double usual = usualMissed.get(key);
+            scope.run(scope.keyGroups().bucketOf(key), () -> {
+                stored.put(key, copy);
+                if (usual != null) {
+                    storedUsualMissed.put(key, usual);
+                }
+            });
         }
         changed.clear();
     }

@@ -128,7 +128,8 @@ public class ParameterServer extends KeyedCoProcessFunction<Integer, PullRequest
         RowWriteBack writeBack = new RowWriteBack(stored, scope, metrics.rowsWrittenBack, width, slotWidth, quietMs);
         rows = new RowStore(stored, cacheRows, writeBack, new RowExpiry(rowTtl), initializer, optimizer, metrics);
         Admission admission = new Admission(minFrequency, getRuntimeContext().getMapState(PsState.pending(rowTtl)), metrics.pendingCreated);
-        DenseRows dense = new DenseRows(getRuntimeContext().getMapState(PsState.denseRows()), denseParameters, scope);
+        DenseRows dense = new DenseRows(getRuntimeContext().getMapState(PsState.denseRows()),
+                getRuntimeContext().getMapState(PsState.denseUsualMissed()), denseParameters, scope);
         pulls = new PullServer(rows, dense, admission, width, metrics.rowsPulled);
         pushes = new PushApplier(rows, dense, admission, optimizer, width,
                 getRuntimeContext().getMapState(PsState.appliedBatches()), scope, metrics);

@@ -40,6 +40,15 @@ public final class PsState {
         return new MapStateDescriptor<>("dense-rows", LongSerializer.INSTANCE, EmbeddingRowSerializer.INSTANCE);
     }
 
+    /**
+     * Dense chunk key → the updates its recent batches missed between pull and push, a running
+     * average ({@code DenseRows}): kept with the chunks, so that a recovery scales the replayed dense
+     * steps exactly as the first run did.
+     */
+    public static MapStateDescriptor<Long, Double> denseUsualMissed() {
+        return new MapStateDescriptor<>("dense-usual-missed", Types.LONG, Types.DOUBLE);
+    }
+
     /** Row key → occurrences seen while the feature is below the admission frequency. */
     public static MapStateDescriptor<Long, Integer> pending(Duration ttl) {
         MapStateDescriptor<Long, Integer> d = new MapStateDescriptor<>("pending", Types.LONG, Types.INT);

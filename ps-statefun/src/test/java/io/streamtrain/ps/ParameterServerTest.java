@@ -346,6 +346,48 @@ class ParameterServerTest {
         }
     }
 
+    /**
+     * A recovery replays the feedback after its checkpoint: the dense steps it scales for staleness
+     * must come out as in the first run, so the averages of missed updates are restored too.
+     */
+    @Test
+    void aRestoredPsReplaysStaleDenseStepsAsTheFirstRunDid() throws Exception {
+        DenseParameters dense = dense(false);
+        long chunk = chunk(dense, 0);
+        Settings settings = Settings.cache(1000).checkpointed();
+        OperatorSubtaskState snapshot;
+        float[] firstRun;
+        try (var ps = ps(settings, dense, 1, 0, null)) {
+            PulledRows early = pull(ps, 0, chunk);
+            for (int seq = 0; seq < 6; seq++) { // each push staler than the last: the chunk's usual staleness grows
+                ps.processElement2(gradientPush(seq, early), 0);
+            }
+            snapshot = checkpoint(ps, 1);
+            firstRun = afterStalePushes(ps, chunk);
+        }
+        try (var ps = ps(settings, dense, 1, 0, snapshot)) {
+            assertArrayEquals(firstRun, afterStalePushes(ps, chunk), "the replay's weights equal the first run's");
+        }
+    }
+
+    /** Pushes batches 6..9 all pulled at batch 6 (missing 0..3 updates) and returns the chunk's weights. */
+    private static float[] afterStalePushes(KeyedTwoInputStreamOperatorTestHarness<Integer, PullRequest, Push, PulledRows> ps,
+                                            long chunk) throws Exception {
+        PulledRows pulled = pull(ps, 6, chunk);
+        for (int seq = 6; seq < 10; seq++) {
+            ps.processElement2(gradientPush(seq, pulled), 0);
+        }
+        return pull(ps, 10, pulled.keys).weights;
+    }
+
+    private static Push gradientPush(long seq, PulledRows pulled) {
+        Push push = densePush(seq, pulled, 4);
+        for (int i = 0; i < DenseChunks.WIDTH; i++) {
+            push.gradients[i] = (float) Math.sin(seq * 31 + i);
+        }
+        return push;
+    }
+
     private static Push densePush(long seq, PulledRows pulled, int examples) {
         return new Push(pulled.keyGroup, PARTITION, seq, 0, pulled.pulledAt, pulled.keys, new int[] {examples}, pulled.versions,
                 new float[DenseChunks.WIDTH]);
