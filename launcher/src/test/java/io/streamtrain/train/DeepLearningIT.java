@@ -24,6 +24,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * parallelism 2 learns the same (its progressive-validation AUC on the last window, examples it had
  * not trained on) to within a bounded gap of the sequential trainer, and its deep models beat its fm.
  */
+@Tag("alone") // measures learning or timing that a second test JVM on two cores would disturb
 class DeepLearningIT {
     private static final int EXAMPLES = 150_000;
     private static final int HELD_OUT = 20_000;

@@ -33,6 +33,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -44,6 +45,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * job's parallelism must follow the TaskManagers, and every row's count must equal the number of
  * input records containing its feature (for deepfm, every dense parameter the number of records).
  */
+@Tag("alone") // measures learning or timing that a second test JVM on two cores would disturb
 class ElasticIT {
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(90);
     private final KafkaFixture kafka = KafkaFixture.shared();

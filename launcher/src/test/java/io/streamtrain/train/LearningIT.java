@@ -31,6 +31,7 @@ import picocli.CommandLine;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * distributed job learns the same data to within a bounded gap (staleness costs accuracy; see
  * docs/ARCHITECTURE.md) without diverging.
  */
+@Tag("alone") // measures learning or timing that a second test JVM on two cores would disturb
 class LearningIT {
     private static final int EXAMPLES = 200_000;
     private final KafkaFixture kafka = KafkaFixture.shared();

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * million FM rows (dim 16 plus Adagrad slots: ~270 MB of floats alone, several times that as heap
  * objects) in a child JVM whose heap is capped at 400 MB.
  */
+@Tag("alone") // measures learning or timing that a second test JVM on two cores would disturb
 class MemoryIT {
     private static final int EXAMPLES = 200_000;
     private static final int FEATURES = 10;

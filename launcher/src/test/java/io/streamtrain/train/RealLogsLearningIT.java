@@ -31,6 +31,7 @@ import io.streamtrain.testdata.SharedData;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * convergence on the same hashed features, with its L2 strength chosen by cross-validation on the
  * training rows. (The Avazu sample's 100 rows are too few to tell models apart: ±0.1 AUC noise.)
  */
+@Tag("alone") // measures learning or timing that a second test JVM on two cores would disturb
 class RealLogsLearningIT {
     private static final Path CRITEO = SharedData.file(SharedData.CRITEO_SAMPLE);
     private static final int TRAIN_ROWS = 1600;
