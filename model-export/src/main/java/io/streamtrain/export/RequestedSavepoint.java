@@ -14,16 +14,23 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
 import org.apache.flink.util.ExceptionUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A savepoint of a running training job, taken for one export: the job keeps running, and the
  * savepoint is the export's own, so unlike a retained checkpoint it cannot be subsumed and deleted
  * while the export reads it, however often the job checkpoints. Native format: for RocksDB state a
- * copy of its files, as fast as a full checkpoint. {@link #close} deletes it.
+ * copy of its files, as fast as a full checkpoint. A savepoint the job refuses while it restarts is
+ * asked for again until it runs (up to {@link #RECOVERY_PATIENCE}). {@link #close} deletes it.
  */
 public final class RequestedSavepoint implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
+    /** How long a savepoint the job refuses while it restarts is asked for again. */
+    private static final Duration RECOVERY_PATIENCE = Duration.ofMinutes(2);
+    private static final Logger LOG = LoggerFactory.getLogger(RequestedSavepoint.class);
     /** Below the train --checkpoint-dir, where the cluster can write, but not where train resumes from (its newest checkpoint). */
     public static final String DIRECTORY = "export-savepoints";
 
@@ -41,14 +48,25 @@ public final class RequestedSavepoint implements AutoCloseable {
         try (RestClusterClient<URI> client = client(rest)) {
             JobID id = job.isPresent() ? job.get() : runningJob(client, rest, jobName);
             String target = new Path(checkpointDir, DIRECTORY).toUri().toString();
-            try {
-                return new RequestedSavepoint(new Path(client.triggerSavepoint(id, target, SavepointFormatType.NATIVE)
-                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)));
-            } catch (TimeoutException e) {
-                throw new IOException("the savepoint of job " + id + " did not complete within " + TIMEOUT, e);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IOException("the savepoint of job " + id + " on " + rest + " failed: "
-                        + ExceptionUtils.stripExecutionException(e).getMessage(), e);
+            long retryUntil = System.nanoTime() + RECOVERY_PATIENCE.toNanos();
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return new RequestedSavepoint(new Path(client.triggerSavepoint(id, target, SavepointFormatType.NATIVE)
+                            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)));
+                } catch (TimeoutException e) {
+                    throw new IOException("the savepoint of job " + id + " did not complete within " + TIMEOUT, e);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    Optional<CheckpointException> refused = ExceptionUtils.findThrowable(e, CheckpointException.class);
+                    if (refused.isEmpty() || System.nanoTime() > retryUntil) {
+                        throw new IOException("the savepoint of job " + id + " on " + rest + " failed: "
+                                + ExceptionUtils.stripExecutionException(e).getMessage(), e);
+                    }
+                    // The job is restarting (a failover suspends its checkpoint coordinator) or a task
+                    // declined: the savepoint succeeds once the job runs again.
+                    LOG.warn("the savepoint of job {} failed ({}); trying again while the job recovers (attempt {})", id,
+                            refused.get().getCheckpointFailureReason(), attempt + 1);
+                    Thread.sleep(Math.min(5_000, 500L * attempt));
+                }
             }
         }
     }
