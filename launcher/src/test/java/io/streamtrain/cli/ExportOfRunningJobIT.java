@@ -24,6 +24,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * while it is exported: each export reads a savepoint of its own, which the job cannot subsume
  * (its retained checkpoints live about three seconds), so every one succeeds and none is left behind.
  */
+@Tag("alone") // a session cluster checkpointing every second beside another test JVM fails over under the load
 class ExportOfRunningJobIT {
     private static final int EXPORTS = 4;
     private final KafkaFixture kafka = KafkaFixture.shared();

@@ -56,19 +56,32 @@ public final class RequestedSavepoint implements AutoCloseable {
                 } catch (TimeoutException e) {
                     throw new IOException("the savepoint of job " + id + " did not complete within " + TIMEOUT, e);
                 } catch (java.util.concurrent.ExecutionException e) {
-                    Optional<CheckpointException> refused = ExceptionUtils.findThrowable(e, CheckpointException.class);
-                    if (refused.isEmpty() || System.nanoTime() > retryUntil) {
+                    if (!refusedByTheJob(e) || System.nanoTime() > retryUntil) {
                         throw new IOException("the savepoint of job " + id + " on " + rest + " failed: "
                                 + ExceptionUtils.stripExecutionException(e).getMessage(), e);
                     }
                     // The job is restarting (a failover suspends its checkpoint coordinator) or a task
                     // declined: the savepoint succeeds once the job runs again.
                     LOG.warn("the savepoint of job {} failed ({}); trying again while the job recovers (attempt {})", id,
-                            refused.get().getCheckpointFailureReason(), attempt + 1);
+                            ExceptionUtils.stripExecutionException(e).getMessage(), attempt + 1);
                     Thread.sleep(Math.min(5_000, 500L * attempt));
                 }
             }
         }
+    }
+
+    /**
+     * Whether the job itself refused the savepoint (a {@link CheckpointException}: its coordinator
+     * suspended by a failover, a task declining). Over REST it arrives as the remote exception's
+     * text, so the class name is looked for in the messages as well.
+     */
+    private static boolean refusedByTheJob(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof CheckpointException || String.valueOf(c.getMessage()).contains(CheckpointException.class.getName())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static JobID runningJob(RestClusterClient<URI> client, URI rest, String jobName) throws Exception {
