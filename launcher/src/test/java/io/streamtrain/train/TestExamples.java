@@ -101,7 +101,6 @@ public final class TestExamples {
         assertEquals(denseChunks, chunks.size(), "dense chunk rows in the model: " + chunks);
     }
 
-    /** A small training job for the count oracle on {@code topic}: LR with the count optimizer, 64-example batches. */
     /** The job reaches the fixture's broker: its bootstrap servers and, for a secured one, its client properties. */
     public static Configuration connect(Configuration conf, KafkaFixture kafka) {
         conf.set(TrainingOptions.BOOTSTRAP, kafka.bootstrapServers());
