@@ -8,12 +8,12 @@ import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.train.TrainingOptions;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -26,14 +26,8 @@ final class ConfigurationSources {
     /** Flink's default is no checkpoints, and the loop is exactly once only through them. */
     static final Duration LOCAL_CHECKPOINT_INTERVAL = Duration.ofSeconds(2);
 
-    @Option(names = "-D", paramLabel = "KEY=VALUE",
-            description = "Any Flink or streamtrain configuration key (docs/configuration.md); a flag for the same key wins over it.")
-    Map<String, String> dynamic = new LinkedHashMap<>();
-
-    @Option(names = "--flink-conf", paramLabel = "DIR|FILE",
-            description = "Flink configuration file (config.yaml, or the directory holding it), beneath -D and the flags; "
-                    + "default: $FLINK_CONF_DIR/config.yaml when FLINK_CONF_DIR is set.")
-    Path flinkConf;
+    @Mixin
+    FlinkSettings given;
 
     @Option(names = KafkaClientProperties.OPTION, paramLabel = "FILE",
             description = KafkaClientProperties.DESCRIPTION + " Its entries win over -Dstreamtrain.kafka.properties.<key>.")
@@ -47,8 +41,7 @@ final class ConfigurationSources {
      * go to {@code warn}, errors throw with each key, value, flag and what is allowed.
      */
     Configuration resolve(Flags flags, Consumer<String> warn) {
-        Configuration conf = FlinkConfFile.load(flinkConf, env);
-        conf.addAll(Configuration.fromMap(dynamic));
+        Configuration conf = given.load(env);
         flags.applyTo(conf);
         addKafkaProperties(conf);
         FileSystemPlugins.initialize(conf); // s3.* settings, checkpoints on s3://

@@ -11,6 +11,7 @@ import io.streamtrain.files.ProcessTempDirectory;
 import io.streamtrain.files.ScratchDirectory;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -37,6 +38,8 @@ import picocli.CommandLine.Command;
         })
 public final class StreamtrainCli implements Runnable {
     static final String VERBOSE = "--verbose";
+    private static final List<String> STORAGE_COMMANDS = List.of("export", "score", "serve");
+    private static final String FLINK_SETTINGS = "flinkSettings";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -53,22 +56,9 @@ public final class StreamtrainCli implements Runnable {
 
     public static void main(String[] args) throws IOException {
         Path temp = ProcessTempDirectory.install(Path.of(System.getProperty("java.io.tmpdir")));
-        FileSystemPlugins.initialize(storageConfiguration());
         int exit = commandLine().execute(args);
         ScratchDirectory.deleteOrWarn(temp);
         System.exit(exit);
-    }
-
-    /**
-     * The Flink configuration file's settings for Flink's file systems ({@code s3.*}) of commands
-     * that take no {@code -D} (export, score, serve); a broken file is reported by the command that reads it.
-     */
-    private static org.apache.flink.configuration.Configuration storageConfiguration() {
-        try {
-            return FlinkConfFile.load(null, System.getenv());
-        } catch (IllegalArgumentException e) {
-            return new org.apache.flink.configuration.Configuration();
-        }
     }
 
     /** The launcher's command line, with its error reporting. */
@@ -76,8 +66,36 @@ public final class StreamtrainCli implements Runnable {
         CommandLine cli = new CommandLine(new StreamtrainCli());
         // Every path a command takes may name remote storage (s3://…): ModelStorage resolves it.
         cli.registerConverter(Path.class, ModelStorage::local);
+        // The commands that run no job still read and write through Flink's file systems: they take the
+        // Flink configuration (--flink-conf, -D) for its s3.* settings, applied before they run.
+        for (String command : STORAGE_COMMANDS) {
+            cli.getSubcommands().get(command).addMixin(FLINK_SETTINGS, new FlinkSettings());
+        }
+        cli.setExecutionStrategy(parsed -> {
+            initializeFileSystems(parsed);
+            return new CommandLine.RunLast().execute(parsed);
+        });
         cli.setExecutionExceptionHandler(StreamtrainCli::reportFailure);
         return cli;
+    }
+
+    /**
+     * Flink's file systems for the command about to run, from its Flink configuration; a job command
+     * does this itself with its resolved settings ({@link ConfigurationSources#resolve}).
+     */
+    private static void initializeFileSystems(CommandLine.ParseResult parsed) {
+        CommandLine.ParseResult last = parsed;
+        while (last.subcommand() != null) {
+            last = last.subcommand();
+        }
+        CommandLine.Model.CommandSpec settings = last.commandSpec().mixins().get(FLINK_SETTINGS);
+        if (settings != null && !last.isUsageHelpRequested() && !last.isVersionHelpRequested()) {
+            try {
+                FileSystemPlugins.initialize(((FlinkSettings) settings.userObject()).load(System.getenv()));
+            } catch (RuntimeException e) { // a broken configuration file: reported as the command's failure
+                throw new CommandLine.ExecutionException(last.commandSpec().commandLine(), e.getMessage(), e);
+            }
+        }
     }
 
     /** A failed command prints what went wrong and its root cause in one line; the stack trace only with --verbose. */

@@ -2,8 +2,12 @@ package io.streamtrain.cli;
 
 import static io.streamtrain.cli.HonestRunReportIT.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamtrain.cluster.FileSystemPlugins;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
@@ -12,80 +16,119 @@ import io.streamtrain.export.CheckpointRows;
 import io.streamtrain.export.ExportedRow;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.TestExamples;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Models on S3-compatible storage, end to end against a real S3 API server ({@link S3TestServer}):
- * {@code train --checkpoint-dir s3://…} through an injected failure counts every record exactly
- * once; {@code export} and {@code score} read that checkpoint from S3 ({@code score --bundle} a
- * bundle on S3); {@code backfill --from-savepoint s3://…} continues it into a savepoint on S3,
- * which {@code train --from-savepoint s3://…} continues in turn, each exactly once (the count
- * oracle after every step); a wrong secret key is a clear error within seconds.
+ * Models on S3-compatible storage, end to end against a real S3 API server ({@link S3TestServer}),
+ * around one model: {@code train --checkpoint-dir s3://…} through an injected failure counts every
+ * record exactly once, and {@code export} reads that checkpoint from S3 into a bundle, which is
+ * put on S3 too. Then: {@code score} reads the checkpoint and the bundle from S3;
+ * {@code backfill --from-savepoint s3://…} and {@code train --from-savepoint s3://…} continue the
+ * model, each exactly once; {@code serve --bundle s3://…} answers as {@code score} does and reloads
+ * another bundle on S3. Credentials come from where the commands are told ({@code -D}, a Flink
+ * configuration file) or, given none, from the environment ({@code AWS_ACCESS_KEY_ID}, …, in
+ * launcher processes of their own); a wrong one is a clear error within seconds; no secret is printed.
  */
 class ObjectStorageIT {
     private static final String BUCKET = "models";
-    private final KafkaFixture kafka = KafkaFixture.shared();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final KafkaFixture kafka = KafkaFixture.shared();
+    private static final TestExamples examples = new TestExamples(7);
+
+    @TempDir
+    static Path dir;
+    private static S3TestServer s3;
+    private static String topic;
+    private static String checkpoints;
+    private static String remoteBundle;
+    private static List<ExportedRow> rows;
+    private static HonestRunReportIT.Run train;
+    /** Examples to score, one per line (libffm), and their scores by {@code score --checkpoint}. */
+    private static Path input;
+    private static List<Double> expected;
+
+    @BeforeAll
+    static void trainAndExportOnS3() throws Exception {
+        topic = "s3-" + System.nanoTime();
+        kafka.createTopic(topic, 2);
+        s3 = S3TestServer.start(dir.resolve("s3"), BUCKET);
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            examples.produce(producer, topic, 3_000);
+        }
+        checkpoints = "s3://" + BUCKET + "/" + topic + "/checkpoints";
+
+        train = cli(job("train", "--checkpoint-dir", checkpoints, "--inject-failure-after", "1000"));
+        assertEquals(0, train.exitCode(), train.out() + train.err());
+        assertEquals(3_000, Long.parseLong(train.summary().group(1)), train.out());
+        Matcher restarts = Pattern.compile(" restarts=(\\d+) ").matcher(train.out());
+        assertTrue(restarts.find() && Long.parseLong(restarts.group(1)) >= 1, "the injected failure restarted the job: " + train.out());
+        assertTrue(Files.list(dir.resolve("s3/data").resolve(BUCKET).resolve(topic).resolve("checkpoints")).findAny().isPresent(),
+                "the checkpoints are in the bucket");
+        Path local = ModelStorage.local(checkpoints);
+        rows = CheckpointRows.readAll(LatestCheckpoint.in(local), ModelInfo.read(local));
+        examples.assertCountedExactlyOnce(rows);
+
+        Path jsonl = dir.resolve("rows.jsonl");
+        Path bundle = dir.resolve("bundle");
+        HonestRunReportIT.Run export = cli(withS3("export", "--checkpoint", checkpoints, "--out", jsonl.toString(), "--bundle", bundle.toString()));
+        assertEquals(0, export.exitCode(), export.out() + export.err());
+        assertEquals(rows.size(), Files.readAllLines(jsonl).size(), "export wrote every row of the checkpoint on S3");
+        remoteBundle = "s3://" + BUCKET + "/" + topic + "/bundle";
+        upload(bundle, ModelStorage.local(remoteBundle));
+
+        input = Files.write(dir.resolve("input.libffm"), scoringLines());
+        Path scores = dir.resolve("scores-checkpoint.txt");
+        HonestRunReportIT.Run score = cli(withS3("score", "--checkpoint", checkpoints, "--file", input.toString(), "--format", "libffm",
+                "--out", scores.toString()));
+        assertEquals(0, score.exitCode(), score.out() + score.err());
+        expected = Files.readAllLines(scores).stream().map(Double::parseDouble).toList();
+        assertFalse(expected.isEmpty());
+    }
+
+    @AfterAll
+    static void stopS3() throws Exception {
+        FileSystemPlugins.initialize(new org.apache.flink.configuration.Configuration());
+        if (s3 != null) {
+            s3.close();
+        }
+    }
 
     @Test
-    void trainExportScoreAndBackfillOnS3(@TempDir Path dir) throws Exception {
-        String topic = "s3-" + System.nanoTime();
-        kafka.createTopic(topic, 2);
-        TestExamples examples = new TestExamples(7);
-        try (S3TestServer s3 = S3TestServer.start(dir.resolve("s3"), BUCKET);
-                KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
-            FileSystemPlugins.initialize(s3.configuration()); // as the launcher's main does from the Flink configuration
-            examples.produce(producer, topic, 3_000);
-            String checkpoints = "s3://" + BUCKET + "/" + topic + "/checkpoints";
+    void scoreReadsABundleOnS3() throws Exception {
+        Path scores = dir.resolve("scores-bundle.txt");
+        HonestRunReportIT.Run score = cli(withS3("score", "--bundle", remoteBundle, "--file", input.toString(), "--format", "libffm",
+                "--out", scores.toString()));
+        assertEquals(0, score.exitCode(), score.out() + score.err());
+        assertSameScores(Files.readAllLines(scores).stream().map(Double::parseDouble).toList());
+    }
 
-            HonestRunReportIT.Run train = cli(job(s3, "train", topic, "--checkpoint-dir", checkpoints, "--inject-failure-after", "1000"));
-            assertEquals(0, train.exitCode(), train.out() + train.err());
-            Matcher summary = train.summary();
-            assertEquals(3_000, Long.parseLong(summary.group(1)), train.out());
-            Matcher restarts = Pattern.compile(" restarts=(\\d+) ").matcher(train.out());
-            assertTrue(restarts.find() && Long.parseLong(restarts.group(1)) >= 1, "the injected failure restarted the job: " + train.out());
-            assertTrue(Files.list(dir.resolve("s3/data").resolve(BUCKET).resolve(topic).resolve("checkpoints")).findAny().isPresent(),
-                    "the checkpoints are in the bucket");
-
-            Path local = ModelStorage.local(checkpoints);
-            List<ExportedRow> rows = CheckpointRows.readAll(LatestCheckpoint.in(local), ModelInfo.read(local));
-            examples.assertCountedExactlyOnce(rows);
-
-            Path jsonl = dir.resolve("rows.jsonl");
-            Path bundle = dir.resolve("bundle");
-            HonestRunReportIT.Run export = cli("export", "--checkpoint", checkpoints, "--out", jsonl.toString(), "--bundle", bundle.toString());
-            assertEquals(0, export.exitCode(), export.out() + export.err());
-            assertEquals(rows.size(), Files.readAllLines(jsonl).size(), "export wrote every row of the checkpoint on S3");
-
-            String remoteBundle = "s3://" + BUCKET + "/" + topic + "/bundle";
-            upload(bundle, ModelStorage.local(remoteBundle));
-            Path input = dir.resolve("input.libffm");
-            Files.write(input, scoringLines(rows));
-            Path fromCheckpoint = dir.resolve("scores-checkpoint.txt");
-            Path fromBundle = dir.resolve("scores-bundle.txt");
-            HonestRunReportIT.Run scoreCheckpoint = cli("score", "--checkpoint", checkpoints, "--file", input.toString(), "--format", "libffm",
-                    "--out", fromCheckpoint.toString());
-            assertEquals(0, scoreCheckpoint.exitCode(), scoreCheckpoint.out() + scoreCheckpoint.err());
-            HonestRunReportIT.Run scoreBundle = cli("score", "--bundle", remoteBundle, "--file", input.toString(), "--format", "libffm",
-                    "--out", fromBundle.toString());
-            assertEquals(0, scoreBundle.exitCode(), scoreBundle.out() + scoreBundle.err());
-            assertSameScores(Files.readAllLines(fromCheckpoint), Files.readAllLines(fromBundle));
-
-            // A backfill continues the S3 checkpoint over the whole topic: the records the model has are
-            // dropped (its batchers restore their offsets), the new ones trained, exactly once.
+    @Test
+    void backfillAndTrainContinueFromSavepointsOnS3() throws Exception {
+        // A backfill continues the S3 checkpoint over the whole topic: the records the model has are
+        // dropped (its batchers restore their offsets), the new ones trained, exactly once.
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
             examples.produce(producer, topic, 500);
             String backfillOut = "s3://" + BUCKET + "/" + topic + "/backfill";
-            HonestRunReportIT.Run backfill = cli(job(s3, "backfill", topic, "--from-savepoint", checkpoints, "--out-savepoint", backfillOut));
+            HonestRunReportIT.Run backfill = cli(job("backfill", "--from-savepoint", checkpoints, "--out-savepoint", backfillOut));
             assertEquals(0, backfill.exitCode(), backfill.out() + backfill.err());
             Path backfilled = ModelStorage.local(backfillOut);
             examples.assertCountedExactlyOnce(CheckpointRows.readAll(LatestCheckpoint.in(backfilled), ModelInfo.read(backfilled)));
@@ -93,56 +136,187 @@ class ObjectStorageIT {
             // Streaming continues from the backfill's savepoint on S3 where its range ended: only what is new.
             examples.produce(producer, topic, 500);
             String continued = "s3://" + BUCKET + "/" + topic + "/continued";
-            HonestRunReportIT.Run resumed = cli(job(s3, "train", topic, "--checkpoint-dir", continued, "--from-savepoint", backfillOut));
+            HonestRunReportIT.Run resumed = cli(job("train", "--checkpoint-dir", continued, "--from-savepoint", backfillOut));
             assertEquals(0, resumed.exitCode(), resumed.out() + resumed.err());
             assertEquals(500, Long.parseLong(resumed.summary().group(1)), resumed.out());
             Path continuedDir = ModelStorage.local(continued);
             examples.assertCountedExactlyOnce(CheckpointRows.readAll(LatestCheckpoint.in(continuedDir), ModelInfo.read(continuedDir)));
-
-            FileSystemPlugins.initialize(org.apache.flink.configuration.Configuration.fromMap(s3.settings("wrong-secret")));
-            long started = System.nanoTime();
-            HonestRunReportIT.Run denied = cli("export", "--checkpoint", checkpoints, "--out", dir.resolve("denied.jsonl").toString());
-            double seconds = (System.nanoTime() - started) / 1e9;
-            assertEquals(1, denied.exitCode(), denied.out() + denied.err());
-            assertTrue(denied.err().contains("403") || denied.err().toLowerCase(Locale.ROOT).contains("access denied")
-                    || denied.err().contains("SignatureDoesNotMatch"), "the error names the refusal: " + denied.err());
-            assertTrue(!denied.err().contains("wrong-secret") && !train.err().contains(S3TestServer.SECRET_KEY), "no secret is printed");
-            assertTrue(seconds < 30, "a wrong key fails fast, not after retries: " + seconds + " s");
-        } finally {
-            FileSystemPlugins.initialize(new org.apache.flink.configuration.Configuration());
         }
     }
 
-    private String[] job(S3TestServer s3, String command, String topic, String... more) {
+    @Test
+    void aWrongSecretFailsFastWithoutPrintingIt() {
+        long started = System.nanoTime();
+        HonestRunReportIT.Run denied = cli(withSettings(s3.settings("wrong-secret"), "export", "--checkpoint", checkpoints,
+                "--out", dir.resolve("denied.jsonl").toString()));
+        double seconds = (System.nanoTime() - started) / 1e9;
+        assertEquals(1, denied.exitCode(), denied.out() + denied.err());
+        assertNamesTheRefusal(denied.err());
+        assertFalse(denied.err().contains("wrong-secret") || train.err().contains(S3TestServer.SECRET_KEY), "no secret is printed");
+        assertTrue(seconds < 30, "a wrong key fails fast, not after retries: " + seconds + " s");
+    }
+
+    /**
+     * Launcher processes given no keys take AWS's from the environment, as S3A's default chain
+     * reads them: {@code export} (the endpoint as {@code -D}) and {@code score} (the endpoint in
+     * {@code --flink-conf}); a wrong secret in the environment is refused within seconds and not printed,
+     * not even with {@code --verbose}'s stack trace.
+     */
+    @Test
+    void credentialsFromTheEnvironment() throws Exception {
+        Path jsonl = dir.resolve("env-rows.jsonl");
+        List<String> export = new ArrayList<>(List.of("export", "--checkpoint", checkpoints, "--out", jsonl.toString()));
+        export.addAll(dynamicProperties(endpointOnly()));
+        LauncherProcess.Result exported = LauncherProcess.run(awsEnvironment(S3TestServer.SECRET_KEY), dir.resolve("env-export.log"),
+                export.toArray(String[]::new));
+        assertEquals(0, exported.exitCode(), exported.output());
+        assertEquals(rows.size(), Files.readAllLines(jsonl).size(), "export with the environment's keys wrote every row");
+
+        Path conf = dir.resolve("flink-conf");
+        writeFlinkConf(conf, endpointOnly());
+        Path scores = dir.resolve("env-scores.txt");
+        LauncherProcess.Result scored = LauncherProcess.run(awsEnvironment(S3TestServer.SECRET_KEY), dir.resolve("env-score.log"),
+                "score", "--flink-conf", conf.toString(), "--bundle", remoteBundle, "--file", input.toString(), "--format", "libffm",
+                "--out", scores.toString());
+        assertEquals(0, scored.exitCode(), scored.output());
+        assertSameScores(Files.readAllLines(scores).stream().map(Double::parseDouble).toList());
+        assertFalse(scored.output().contains(S3TestServer.SECRET_KEY) || exported.output().contains(S3TestServer.SECRET_KEY), "no secret is printed");
+        System.err.printf(Locale.ROOT, "launcher processes: export %.1f s, score %.1f s%n", exported.seconds(), scored.seconds());
+
+        String wrong = "wrong-environment-secret";
+        export.set(export.indexOf(jsonl.toString()), dir.resolve("env-denied.jsonl").toString());
+        export.add("--verbose");
+        LauncherProcess.Result denied = LauncherProcess.run(awsEnvironment(wrong), dir.resolve("env-denied.log"), export.toArray(String[]::new));
+        assertEquals(1, denied.exitCode(), denied.output());
+        assertNamesTheRefusal(denied.output());
+        assertFalse(denied.output().contains(wrong), "no secret is printed: " + denied.output());
+        assertTrue(denied.seconds() < 40, "a wrong key fails fast, not after retries: " + denied.seconds() + " s");
+        System.err.printf(Locale.ROOT, "launcher processes: refused export %.1f s%n", denied.seconds());
+    }
+
+    /**
+     * {@code serve --bundle s3://…}, its keys and endpoint from {@code --flink-conf}: ready once loaded, scores as {@code score} does, and
+     * {@code POST /admin/reload} switches to another bundle on S3.
+     */
+    @Test
+    void serveABundleOnS3AndReloadAnotherOne() throws Exception {
+        Path conf = dir.resolve("serve-conf");
+        writeFlinkConf(conf, s3.settings(S3TestServer.SECRET_KEY));
+        String secondBundle = "s3://" + BUCKET + "/" + topic + "/bundle-2";
+        upload(ModelStorage.local(remoteBundle), ModelStorage.local(secondBundle));
+        Path log = dir.resolve("serve.log");
+        Process serve = LauncherProcess.start(Map.of(), log,
+                "serve", "--flink-conf", conf.toString(), "--bundle", remoteBundle, "--port", "0");
+        try {
+            int port = LauncherProcess.servingPort(serve, log);
+            HttpClient http = HttpClient.newHttpClient();
+            assertEquals(200, http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode(), "ready once the bundle from S3 is open");
+            assertSameScores(served(http, port));
+
+            HttpResponse<String> reload = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/reload"))
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of("bundle", secondBundle)))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, reload.statusCode(), reload.body());
+            assertEquals(secondBundle, JSON.readTree(reload.body()).get("bundle").asText(), "now serving the other bundle on S3");
+            assertSameScores(served(http, port));
+
+            serve.destroy();
+            assertTrue(serve.waitFor(60, TimeUnit.SECONDS), "serve stops on SIGTERM");
+            String output = Files.readString(log);
+            assertEquals(0, serve.exitValue(), output);
+            assertFalse(output.contains(S3TestServer.SECRET_KEY), "no secret is printed");
+        } finally {
+            serve.destroyForcibly();
+        }
+    }
+
+    /** The scores {@code serve} answers for {@link #input}, in one request of feature lists. */
+    private static List<Double> served(HttpClient http, int port) throws Exception {
+        ObjectNode request = JSON.createObjectNode();
+        ArrayNode batch = request.putArray("examples");
+        for (String line : Files.readAllLines(input)) {
+            String[] feature = line.split(" ")[1].split(":");
+            batch.addObject().putArray("features").addObject()
+                    .put("field", Integer.parseInt(feature[0])).put("id", Long.parseLong(feature[1])).put("value", 1.0);
+        }
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/score"))
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(request))).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        assertEquals(200, response.statusCode(), response.body());
+        List<Double> scores = new ArrayList<>();
+        JSON.readTree(response.body()).get("scores").forEach(s -> scores.add(s.asDouble()));
+        return scores;
+    }
+
+    private static String[] job(String command, String... more) {
         List<String> args = new ArrayList<>(List.of(command, "--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--name", topic,
                 "--optimizer", "count", "--batch-size", "64", "--max-wait", "200ms", "--checkpoint-interval", "1s"));
         if (command.equals("train")) {
             args.addAll(List.of("--until-idle", "3s", "--prometheus-port", "off"));
         }
-        args.addAll(s3.dynamicProperties());
         args.addAll(List.of(more));
-        return args.toArray(String[]::new);
+        return withS3(args.toArray(String[]::new));
+    }
+
+    /** A command with the server's settings and keys as {@code -D}. */
+    private static String[] withS3(String... args) {
+        return withSettings(s3.settings(S3TestServer.SECRET_KEY), args);
+    }
+
+    private static String[] withSettings(Map<String, String> settings, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(dynamicProperties(settings));
+        return all.toArray(String[]::new);
+    }
+
+    private static List<String> dynamicProperties(Map<String, String> settings) {
+        return settings.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue()).sorted().toList();
+    }
+
+    /** The server's settings without its keys. */
+    private static Map<String, String> endpointOnly() {
+        Map<String, String> settings = new java.util.HashMap<>(s3.settings(S3TestServer.SECRET_KEY));
+        settings.remove("s3.access-key");
+        settings.remove("s3.secret-key");
+        return settings;
+    }
+
+    private static Map<String, String> awsEnvironment(String secretKey) {
+        return Map.of("AWS_ACCESS_KEY_ID", S3TestServer.ACCESS_KEY, "AWS_SECRET_ACCESS_KEY", secretKey);
+    }
+
+    /** A Flink configuration directory whose {@code config.yaml} holds {@code settings}. */
+    private static void writeFlinkConf(Path confDir, Map<String, String> settings) throws Exception {
+        Files.createDirectories(confDir);
+        Files.write(confDir.resolve("config.yaml"), settings.entrySet().stream().map(e -> e.getKey() + ": \"" + e.getValue() + "\"").sorted().toList());
+    }
+
+    private static void assertNamesTheRefusal(String output) {
+        assertTrue(output.contains("403") || output.toLowerCase(Locale.ROOT).contains("access denied")
+                || output.contains("SignatureDoesNotMatch"), "the error names the refusal: " + output);
     }
 
     /** One line per exported sparse row, its feature alone. */
-    private static List<String> scoringLines(List<ExportedRow> rows) {
+    private static List<String> scoringLines() {
         return rows.stream().filter(r -> r.field() >= 0 && r.field() < 4).limit(50)
                 .map(r -> String.format(Locale.ROOT, "1 %d:%d:1", r.field(), r.id())).toList();
     }
 
-    private static void assertSameScores(List<String> expected, List<String> actual) {
+    private static void assertSameScores(List<Double> actual) {
         assertEquals(expected.size(), actual.size());
-        assertTrue(!expected.isEmpty());
         for (int i = 0; i < expected.size(); i++) {
-            assertEquals(Double.parseDouble(expected.get(i)), Double.parseDouble(actual.get(i)), 1e-6, "score " + i);
+            assertEquals(expected.get(i), actual.get(i), 1e-6, "score " + i);
         }
     }
 
-    /** Copies a local directory tree to a remote location, file by file, through Flink's file system. */
+    /** Copies a directory tree to a location, local or remote, file by file, through Flink's file system. */
     private static void upload(Path from, Path to) throws Exception {
-        try (Stream<Path> files = Files.walk(from)) {
+        FileSystemPlugins.initialize(s3.configuration()); // as a command does from its settings
+        Path source = ModelStorage.download(from);
+        try (Stream<Path> files = Files.walk(source)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
-                ModelStorage.write(to.resolve(from.relativize(file).toString()), Files.readAllBytes(file));
+                ModelStorage.write(to.resolve(source.relativize(file).toString()), Files.readAllBytes(file));
             }
         }
     }

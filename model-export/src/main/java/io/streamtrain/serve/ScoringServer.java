@@ -3,6 +3,7 @@ package io.streamtrain.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtrain.bundle.ModelCard;
+import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.schema.ExampleRows;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -477,7 +478,7 @@ public final class ScoringServer implements AutoCloseable {
         return Reply.json(why == null ? 200 : 503, h);
     }
 
-    /** {@code POST /admin/reload}, body empty or {@code {"bundle": "DIR"}}; only from the pod itself. */
+    /** {@code POST /admin/reload}, body empty or {@code {"bundle": "DIR"}} (a directory or {@code s3://…}); only from the pod itself. */
     private Reply reload(Request request, byte[] body) throws Exception {
         if (!fromLoopback(request)) {
             throw new BadRequest(403, "/admin/reload answers only callers on this host (e.g. kubectl exec … curl)");
@@ -489,11 +490,11 @@ public final class ScoringServer implements AutoCloseable {
             if (root.size() != 1 || bundle == null || !bundle.isTextual()) {
                 throw BadRequest.invalid("expected {\"bundle\": \"DIR\"} or an empty body");
             }
-            dir = Path.of(bundle.textValue());
+            dir = ModelStorage.local(bundle.textValue()); // a directory here or on s3://…
         }
         try {
             ServedModel now = reload(dir);
-            return Reply.json(200, Map.of("bundle", now.source().toString(), "checkpoint", now.card().checkpoint().id()));
+            return Reply.json(200, Map.of("bundle", ModelStorage.location(now.source()), "checkpoint", now.card().checkpoint().id()));
         } catch (IOException | IllegalArgumentException | IllegalStateException e) {
             throw new BadRequest(422, "reload failed, still serving " + slot.peek().source() + ": " + e.getMessage());
         }

@@ -118,7 +118,7 @@ public final class ServeCommand implements Callable<Integer> {
         ModelStorage.download(bundleDir); // a bundle on s3://… is served from a local copy: RocksDB opens local files
         ScoringServer.Settings settings = settings();
         ServedModel first = open(bundleDir, storeDir);
-        ScoringServer server = new ScoringServer(settings, first, dir -> open(dir, null));
+        ScoringServer server = new ScoringServer(settings, first, dir -> open(ModelStorage.download(dir), null));
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
