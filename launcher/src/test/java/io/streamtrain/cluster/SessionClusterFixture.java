@@ -31,11 +31,16 @@ public final class SessionClusterFixture implements AutoCloseable {
      * each and waits until they registered; skipped (with how to build it) when the job jar is not built.
      */
     public static SessionClusterFixture start(Path dir, int taskManagers, int slots) throws Exception {
+        return start(dir, taskManagers, slots, new Configuration());
+    }
+
+    /** {@link #start(Path, int, int)} with {@code conf} in the cluster's Flink configuration (e.g. its S3 settings). */
+    public static SessionClusterFixture start(Path dir, int taskManagers, int slots, Configuration conf) throws Exception {
         JobJars.jobJar();
         String flinkOnly = JobJars.flinkOnlyClassPath();
         assertFalse(flinkOnly.contains("flink-connector-kafka") || flinkOnly.contains("kafka-clients") || flinkOnly.contains("flink-jobs"),
                 "the cluster's class path must not have what the job jar brings: " + flinkOnly);
-        LocalCluster cluster = LocalCluster.start(dir, 0, slots, MemorySize.parse("1g"), new Configuration());
+        LocalCluster cluster = LocalCluster.start(dir, 0, slots, MemorySize.parse("1g"), conf);
         SessionClusterFixture session = new SessionClusterFixture(cluster);
         try {
             Files.writeString(cluster.layout().classPathFile(), flinkOnly);
@@ -63,6 +68,11 @@ public final class SessionClusterFixture implements AutoCloseable {
     /** {@code HOST:PORT} of the JobManager's REST API, as {@code --jobmanager} takes it. */
     public String jobManager() {
         return restAddress().getHost() + ":" + restAddress().getPort();
+    }
+
+    /** Where the cluster's JVMs write their logs. */
+    public Path logDir() {
+        return cluster.layout().logDir();
     }
 
     public static Path jobJar() {
