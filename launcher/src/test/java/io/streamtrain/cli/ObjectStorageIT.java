@@ -43,8 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * record exactly once, and {@code export} reads that checkpoint from S3 into a bundle, which is
  * put on S3 too. Then: {@code score} reads the checkpoint and the bundle from S3;
  * {@code backfill --from-savepoint s3://…} and {@code train --from-savepoint s3://…} continue the
- * model, each exactly once; {@code serve --bundle s3://…} answers as {@code score} does and reloads
- * another bundle on S3. Credentials come from where the commands are told ({@code -D}, a Flink
+ * model, each exactly once; {@code serve --bundle s3://… --follow} answers as {@code score} does and
+ * reloads another bundle on S3. Credentials come from where the commands are told ({@code -D}, a Flink
  * configuration file) or, given none, from the environment ({@code AWS_ACCESS_KEY_ID}, …, in
  * launcher processes of their own); a wrong one is a clear error within seconds; no secret is printed.
  */
@@ -76,7 +76,7 @@ class ObjectStorageIT {
         }
         checkpoints = "s3://" + BUCKET + "/" + topic + "/checkpoints";
 
-        train = cli(job("train", "--checkpoint-dir", checkpoints, "--inject-failure-after", "1000"));
+        train = cli(job("train", "--checkpoint-dir", checkpoints, "--inject-failure-after", "1000", "--model-updates-topic", updates()));
         assertEquals(0, train.exitCode(), train.out() + train.err());
         assertEquals(3_000, Long.parseLong(train.summary().group(1)), train.out());
         Matcher restarts = Pattern.compile(" restarts=(\\d+) ").matcher(train.out());
@@ -195,23 +195,24 @@ class ObjectStorageIT {
     }
 
     /**
-     * {@code serve --bundle s3://…}, its keys and endpoint from {@code --flink-conf}: ready once loaded, scores as {@code score} does, and
-     * {@code POST /admin/reload} switches to another bundle on S3.
+     * {@code serve --bundle s3://… --follow}, its keys and endpoint from {@code --flink-conf}: ready
+     * once loaded and caught up with the training run's updates, scores as {@code score} does, and
+     * {@code POST /admin/reload} switches to another bundle on S3 (followed as well).
      */
     @Test
-    void serveABundleOnS3AndReloadAnotherOne() throws Exception {
+    void serveFollowsABundleOnS3AndReloadsAnotherOne() throws Exception {
         Path conf = dir.resolve("serve-conf");
         writeFlinkConf(conf, s3.settings(S3TestServer.SECRET_KEY));
         String secondBundle = "s3://" + BUCKET + "/" + topic + "/bundle-2";
         upload(ModelStorage.local(remoteBundle), ModelStorage.local(secondBundle));
         Path log = dir.resolve("serve.log");
         Process serve = LauncherProcess.start(Map.of(), log,
-                "serve", "--flink-conf", conf.toString(), "--bundle", remoteBundle, "--port", "0");
+                "serve", "--flink-conf", conf.toString(), "--bundle", remoteBundle, "--port", "0",
+                "--follow", updates(), "--bootstrap", kafka.bootstrapServers());
         try {
             int port = LauncherProcess.servingPort(serve, log);
             HttpClient http = HttpClient.newHttpClient();
-            assertEquals(200, http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready")).build(),
-                    HttpResponse.BodyHandlers.ofString()).statusCode(), "ready once the bundle from S3 is open");
+            awaitReady(http, port);
             assertSameScores(served(http, port));
 
             HttpResponse<String> reload = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/reload"))
@@ -225,10 +226,22 @@ class ObjectStorageIT {
             assertTrue(serve.waitFor(60, TimeUnit.SECONDS), "serve stops on SIGTERM");
             String output = Files.readString(log);
             assertEquals(0, serve.exitValue(), output);
+            assertTrue(output.contains("serve: following " + updates()), output);
             assertFalse(output.contains(S3TestServer.SECRET_KEY), "no secret is printed");
         } finally {
             serve.destroyForcibly();
         }
+    }
+
+    /** Waits (at most a minute) until {@code /health/ready} answers 200: the bundle from S3 open and its follower caught up. */
+    private static void awaitReady(HttpClient http, int port) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        HttpResponse<String> ready;
+        while ((ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready")).build(),
+                HttpResponse.BodyHandlers.ofString())).statusCode() != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertEquals(200, ready.statusCode(), "ready once the bundle from S3 is open and followed: " + ready.body());
     }
 
     /** The scores {@code serve} answers for {@link #input}, in one request of feature lists. */
@@ -247,6 +260,11 @@ class ObjectStorageIT {
         List<Double> scores = new ArrayList<>();
         JSON.readTree(response.body()).get("scores").forEach(s -> scores.add(s.asDouble()));
         return scores;
+    }
+
+    /** The topic the first training run publishes its model updates to, which {@code serve --follow} applies. */
+    private static String updates() {
+        return topic + ".updates";
     }
 
     private static String[] job(String command, String... more) {
