@@ -45,7 +45,7 @@ class SessionCommandsIT {
     private static final int BACKFILLED = 3_000;
     private static final int STREAMED = 2_000;
     private static final int IMPRESSIONS = 1_000;
-    private static final int ON_S3 = 2_000;
+    private static final int ON_S3 = 1_000;
     private static final String BUCKET = "models";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern JOIN_SUMMARY = Pattern.compile("join: impressions=(\\d+) clicks=(\\d+) examples=(\\d+) .*");
@@ -95,7 +95,7 @@ class SessionCommandsIT {
         String checkpoints = "s3://" + BUCKET + "/" + topic + "/checkpoints";
         List<String> train = new ArrayList<>(List.of("train", "--bootstrap", kafka.bootstrapServers(), "--topic", topic, "--name", topic,
                 "--optimizer", "count", "--batch-size", "64", "--max-wait", "200ms", "--checkpoint-interval", "1s", "--parallelism", "2",
-                "--jobmanager", session.jobManager(), "--checkpoint-dir", checkpoints, "--until-idle", "3s", "--prometheus-port", "off"));
+                "--jobmanager", session.jobManager(), "--checkpoint-dir", checkpoints, "--until-idle", "1s", "--prometheus-port", "off"));
         train.addAll(s3.dynamicProperties());
         HonestRunReportIT.Run run = cli(train.toArray(String[]::new));
         assertEquals(0, run.exitCode(), run.out() + run.err());
