@@ -490,7 +490,11 @@ public final class ScoringServer implements AutoCloseable {
             if (root.size() != 1 || bundle == null || !bundle.isTextual()) {
                 throw BadRequest.invalid("expected {\"bundle\": \"DIR\"} or an empty body");
             }
-            dir = ModelStorage.local(bundle.textValue()); // a directory here or on s3://…
+            try {
+                dir = ModelStorage.local(bundle.textValue()); // a directory here or on s3://…
+            } catch (IllegalArgumentException e) {
+                throw BadRequest.invalid(e.getMessage());
+            }
         }
         try {
             ServedModel now = reload(dir);

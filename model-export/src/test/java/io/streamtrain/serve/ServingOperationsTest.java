@@ -147,6 +147,10 @@ class ServingOperationsTest {
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(422, broken.statusCode(), broken.body());
             assertTrue(broken.body().contains("still serving " + bundleA), broken.body());
+            HttpResponse<String> noBucket = http.send(HttpRequest.newBuilder(base.resolve("/admin/reload"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"bundle\": \"s3:///bundle\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, noBucket.statusCode(), noBucket.body());
+            assertTrue(noBucket.body().contains("names its bucket"), noBucket.body());
             assertEquals(200, http.send(score(base, key), HttpResponse.BodyHandlers.ofString()).statusCode());
         }
     }
