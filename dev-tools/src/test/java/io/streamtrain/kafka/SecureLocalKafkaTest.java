@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -111,6 +112,15 @@ class SecureLocalKafkaTest {
         KafkaException e = assertThrows(KafkaException.class, () -> KafkaPreflight.check(client));
         assertFastAndNamed(t0, e, "its listener wants SASL authentication");
         assertTrue(e.getMessage().contains("security.protocol is SSL") && e.getMessage().contains("security.protocol=SASL_SSL"), e.getMessage());
+    }
+
+    /**
+     * A plaintext listener slow to answer the first call (a loaded machine) is asked the SASL probe
+     * next; it answers that it takes no SASL, which is not a listener wanting SASL.
+     */
+    @Test
+    void aPlaintextListenerAnsweringTheSaslProbeIsNotTakenForOneThatWantsSasl() {
+        KafkaPreflight.wantsSasl(KafkaFixture.shared().connection(), SecurityProtocol.PLAINTEXT);
     }
 
     /** Nobody listening is an outage, not a misconfiguration: the pre-flight leaves it to the callers, who wait for Kafka or time out. */

@@ -21,6 +21,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.IllegalSaslStateException;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.security.scram.ScramLoginModule;
 import org.apache.kafka.common.utils.Utils;
@@ -119,9 +120,10 @@ public final class KafkaPreflight {
     /**
      * Fails, naming SASL, if the listener answers a SASL handshake over {@code protocol}'s transport:
      * it refuses the made-up user (a SCRAM user nobody creates, with a random password), or the
-     * mechanism. Returns when it does not answer that either.
+     * mechanism. Returns when it does not answer that either, or answers that it takes no SASL at
+     * all: a listener without SASL that was only slow to answer the first call.
      */
-    private static void wantsSasl(KafkaConnection kafka, SecurityProtocol protocol) {
+    static void wantsSasl(KafkaConnection kafka, SecurityProtocol protocol) {
         SecurityProtocol withSasl = protocol == SecurityProtocol.SSL ? SecurityProtocol.SASL_SSL : SecurityProtocol.SASL_PLAINTEXT;
         String password = java.util.UUID.randomUUID().toString();
         Admin probe = kafka.client()
@@ -136,7 +138,7 @@ public final class KafkaPreflight {
         try {
             probe.describeCluster().clusterId().get(PROBE_TIMEOUT.toMillis() + 1_000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof AuthenticationException) {
+            if (e.getCause() instanceof AuthenticationException && !(e.getCause() instanceof IllegalSaslStateException)) {
                 throw new KafkaException("Kafka at " + kafka.bootstrapServers() + " did not answer: its listener wants SASL"
                         + " authentication (it answered a SASL handshake), but this client's security.protocol is " + protocol
                         + ". Give the client properties of the listener, e.g. --kafka-properties FILE with security.protocol="
