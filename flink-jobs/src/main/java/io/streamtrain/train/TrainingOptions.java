@@ -10,7 +10,8 @@ import io.streamtrain.model.ModelShape;
 import io.streamtrain.model.deep.DeepModel;
 import io.streamtrain.options.OptionRule;
 import io.streamtrain.ps.PsOptions;
-import io.streamtrain.train.dense.DenseEngine;
+import io.streamtrain.model.deep.TowerKernels;
+import io.streamtrain.train.dense.TorchTower;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -124,19 +125,6 @@ public final class TrainingOptions {
                     .intType()
                     .defaultValue(2)
                     .withDescription("dcn: the cross layers x_{l+1} = x0 * (W_l x_l + b_l) + x_l beside the MLP. Other models refuse it.");
-
-    public static final ConfigOption<DenseEngine> DENSE_ENGINE =
-            ConfigOptions.key("streamtrain.train.dense-engine")
-                    .enumType(DenseEngine.class)
-                    .defaultValue(DenseEngine.JAVA)
-                    .withDescription(
-                            "Deep models: what runs the dense tower's forward and backward pass on the worker. pytorch:"
-                                    + " PyTorch through DJL, its autograd giving the dense and the input embeddings' gradients,"
-                                    + " one intra-op thread per slot, offline CPU natives from the TaskManagers' class path"
-                                    + " (the image's Flink lib/, the launcher's jar locally; docs/ARCHITECTURE.md, \"Deep"
-                                    + " models\"), 11-16x the Java kernel's rate on a 256-128-64 tower. java: the pure-Java"
-                                    + " kernel, the parity reference, needing no natives; the default until the job's deepfm"
-                                    + " learns as well on pytorch (docs/benchmarks.md, \"DJL in the worker\").");
 
     public static final ConfigOption<Integer> BATCH_SIZE =
             ConfigOptions.key("streamtrain.train.batch-size")
@@ -338,11 +326,17 @@ public final class TrainingOptions {
                 kind == ModelKind.DCN ? conf.get(CROSS_LAYERS) : 0);
     }
 
-    /** The batch math the worker trains {@code conf}'s model with: a deep model's tower on {@link #DENSE_ENGINE}. */
+    /**
+     * The batch math the worker trains {@code conf}'s model with: a deep model's tower on PyTorch
+     * ({@link TorchTower}); the pure-Java kernel is its parity reference and what export and serving compute with.
+     */
     public static BatchModel batchModel(ReadableConfig conf) {
         ModelShape shape = shape(conf);
-        return shape.kind().isDeep() ? new DeepModel(shape, conf.get(DENSE_ENGINE).kernels()) : shape.batchModel();
+        return shape.kind().isDeep() ? new DeepModel(shape, TORCH) : shape.batchModel();
     }
+
+    /** A lambda, so that DJL's classes load only where a tower is made, not where the job is built. */
+    private static final TowerKernels TORCH = shape -> TorchTower.open(shape);
 
     /** Partition → offset from a map option's string pairs. */
     public static Map<Integer, Long> partitionOffsets(Map<String, String> pairs) {

@@ -77,14 +77,14 @@ class DeepLearningIT {
             producer.flush();
         }
         Map<ModelKind, TrainingSummary> jobs = new EnumMap<>(ModelKind.class);
-        for (ModelKind kind : List.of(ModelKind.FM, ModelKind.DEEPFM, ModelKind.DCN)) {
+        for (ModelKind kind : List.of(ModelKind.FM, ModelKind.DEEPFM, ModelKind.WDL, ModelKind.DCN)) {
             Configuration conf = job(kind, topic);
             TrainingSummary summary = TrainingRun.run(new TrainingRun.Settings(conf, dir.resolve(kind.toString()), 2,
                     Duration.ofSeconds(1), Duration.ofSeconds(3), false, System.err));
             System.err.println(kind + ": " + summary.line());
             jobs.put(kind, summary);
         }
-        for (ModelKind deep : List.of(ModelKind.DEEPFM, ModelKind.DCN)) {
+        for (ModelKind deep : List.of(ModelKind.DEEPFM, ModelKind.WDL, ModelKind.DCN)) {
             double job = jobs.get(deep).windowAuc();
             assertTrue(sequential.get(deep) - job < 0.03, "the job's " + deep + " learns what the sequential trainer does: "
                     + job + " vs " + sequential.get(deep));

@@ -14,7 +14,6 @@ import io.streamtrain.ps.PsOptions;
 import io.streamtrain.ps.optimizer.OptimizerKind;
 import io.streamtrain.ps.row.DenseChunks;
 import io.streamtrain.testing.KafkaFixture;
-import io.streamtrain.train.dense.DenseEngine;
 import io.streamtrain.train.run.JobMonitor;
 import io.streamtrain.train.run.Rescales;
 import io.streamtrain.train.run.TrainingRun;
@@ -126,8 +125,6 @@ class ElasticIT {
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, model);
-        // The deep model's tower on PyTorch: its natives loaded once per JVM, across restarts and in TaskManager processes.
-        conf.set(TrainingOptions.DENSE_ENGINE, DenseEngine.PYTORCH);
         conf.set(TrainingOptions.FIELDS, 4); // the examples' fields: a tower of 13 dense chunks
         conf.set(TrainingOptions.HIDDEN, List.of(64, 32));
         conf.set(TrainingOptions.BATCH_SIZE, 64);

@@ -18,7 +18,6 @@ import io.streamtrain.schema.AvroCodec;
 import io.streamtrain.schema.DeadLetter;
 import io.streamtrain.schema.FeatureKey;
 import io.streamtrain.testing.KafkaFixture;
-import io.streamtrain.train.dense.DenseEngine;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
 import java.nio.charset.StandardCharsets;
@@ -131,8 +130,6 @@ class ExactlyOnceIT {
         conf.set(TrainingOptions.TOPIC, topic);
         conf.set(TrainingOptions.NAME, topic);
         conf.set(TrainingOptions.MODEL, model);
-        // The deep model's tower on PyTorch: its natives loaded once per JVM, across restarts.
-        conf.set(TrainingOptions.DENSE_ENGINE, DenseEngine.PYTORCH);
         // The examples' 4 fields feed a tower of 13 dense chunks, spread over both PS subtasks.
         conf.set(TrainingOptions.FIELDS, 4);
         conf.set(TrainingOptions.HIDDEN, List.of(64, 32));

@@ -69,7 +69,7 @@ public final class TorchTower implements TowerKernel {
         } catch (RuntimeException | UnsatisfiedLinkError e) {
             throw new IllegalStateException("the deep model's dense tower needs PyTorch's CPU natives, which were not found: put "
                     + "pytorch-native-cpu-2.7.1-linux-x86_64.jar on the TaskManagers' class path (Flink's lib/; the streamtrain "
-                    + "image has it) and make DJL_CACHE_DIR writable, or train with streamtrain.train.dense-engine=java", e);
+                    + "image has it) and make DJL_CACHE_DIR writable", e);
         }
         LOG.info("dense tower of {} on {} {} with {} intra-op thread(s), natives unpacked under {}", shape.kind(),
                 engine.getEngineName(), engine.getVersion(), JniUtils.getNumThreads(), System.getenv().getOrDefault("DJL_CACHE_DIR",

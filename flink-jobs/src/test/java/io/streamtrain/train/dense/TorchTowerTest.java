@@ -10,13 +10,10 @@ import io.streamtrain.model.ModelShape;
 import io.streamtrain.model.deep.DeepModel;
 import io.streamtrain.model.deep.DenseTower;
 import io.streamtrain.model.deep.TowerKernels;
-import io.streamtrain.train.TrainingOptions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -81,7 +78,7 @@ class TorchTowerTest {
         Batch b = new Batch(shape, new Random(21));
         Result java = b.train(new DeepModel(shape, TowerKernels.JAVA));
         Result torch;
-        try (BatchModel model = new DeepModel(shape, DenseEngine.PYTORCH.kernels())) {
+        try (BatchModel model = new DeepModel(shape, TorchTower::open)) {
             torch = b.train(model);
         }
         for (int e = 0; e < b.labels.length; e++) {
@@ -110,7 +107,7 @@ class TorchTowerTest {
             List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
             for (int slot = 0; slot < 2; slot++) {
                 runs.add(slots.submit(() -> {
-                    try (BatchModel model = new DeepModel(shape, DenseEngine.PYTORCH.kernels())) {
+                    try (BatchModel model = new DeepModel(shape, TorchTower::open)) {
                         for (int round = 0; round < 25; round++) {
                             for (int i = 0; i < batches.size(); i++) {
                                 Result got = batches.get(i).train(model);
@@ -133,13 +130,6 @@ class TorchTowerTest {
         } finally {
             slots.shutdownNow();
         }
-    }
-
-    @Test
-    void theEngineOptionNamesBothKernels() {
-        assertEquals(DenseEngine.PYTORCH, Configuration.fromMap(Map.of(TrainingOptions.DENSE_ENGINE.key(), "pytorch")).get(TrainingOptions.DENSE_ENGINE));
-        assertEquals(DenseEngine.JAVA, Configuration.fromMap(Map.of(TrainingOptions.DENSE_ENGINE.key(), "java")).get(TrainingOptions.DENSE_ENGINE));
-        assertEquals("java", DenseEngine.JAVA.toString());
     }
 
     private static float[] parameters(ModelShape shape, Random r) {
