@@ -22,14 +22,15 @@ import io.streamtrain.train.TrainingOptions;
 import io.streamtrain.train.reference.SequentialTrainer;
 import io.streamtrain.train.run.TrainingRun;
 import io.streamtrain.train.run.TrainingSummary;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -85,7 +86,7 @@ public final class BenchCommand implements Callable<Integer> {
     Duration checkpointInterval;
 
     @Option(names = "--warmup-examples", defaultValue = "2000000",
-            description = "Examples of an fm run at each measured parallelism, not measured, before the measured runs, so they "
+            description = "Examples of a run of the first model at each measured parallelism and variant, not measured, before the measured runs, so they "
                     + "meet a JVM whose JIT has compiled the loop: a training job runs for days, and a cold JVM spends half a "
                     + "core compiling for its first minutes. 0 measures cold (default: ${DEFAULT-VALUE}).")
     int warmupExamples;
@@ -141,19 +142,26 @@ public final class BenchCommand implements Callable<Integer> {
                 + "| checkpoint ms | checkpoint MB | MB per 1M rows |");
         table.add("|---|---|---|" + (variantSpecs.isEmpty() ? "" : "---|") + "---|---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
-            // One warm-up per parallelism: after a p=1 warm-up alone, p=2 runs kept getting faster
-            // from run to run (the JIT was still compiling a fifth of the CPU a minute into a cold run).
+            // One warm-up per parallelism and variant, of the first model measured: after a p=1 warm-up
+            // alone, p=2 runs kept getting faster from run to run (the JIT was still compiling a fifth of
+            // the CPU a minute into a cold run), and a warm-up of fm left a deep model's code cold (the
+            // JIT was a fifth of the CPU again in a deepfm run's steady span).
             if (warmupExamples > 0) {
                 for (int p : new LinkedHashSet<>(parallelisms)) {
-                    String topic = "bench-warmup-p" + p;
-                    SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), truth, warmupExamples, INGEST_SEED,
-                            System.currentTimeMillis());
-                    TrainingSummary w = train(kafka, dir, topic, "fm", p, BenchVariant.NONE);
-                    System.err.println("bench: warm-up run at parallelism " + p + ", not measured: " + w.line());
+                    for (BenchVariant variant : variants) {
+                        String topic = "bench-warmup-p" + p + variant.topicSuffix();
+                        SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), truth, warmupExamples, INGEST_SEED,
+                                System.currentTimeMillis());
+                        TrainingSummary w = train(kafka, dir, topic, models.get(0), p, variant);
+                        System.err.println("bench: warm-up run at parallelism " + p + ", not measured: " + w.line());
+                    }
                 }
             }
             for (String model : models) {
-                double loop = inMemoryRate(model, truth);
+                Map<BenchVariant, Double> loops = new HashMap<>();
+                for (BenchVariant variant : variants) {
+                    loops.put(variant, inMemoryRate(model, truth, variant));
+                }
                 for (int p : parallelisms) {
                     for (int run = 1; run <= runs; run++) {
                         // Every other run in reverse order (A B, B A, ...): a JVM keeps getting faster
@@ -163,7 +171,7 @@ public final class BenchCommand implements Callable<Integer> {
                             Collections.reverse(order);
                         }
                         for (BenchVariant variant : order) {
-                            table.add(measure(kafka, dir, model, p, run, variant, truth, loop));
+                            table.add(measure(kafka, dir, model, p, run, variant, truth, loops.get(variant)));
                         }
                     }
                 }
@@ -183,9 +191,7 @@ public final class BenchCommand implements Callable<Integer> {
                            double loop) throws Exception {
         String topic = "bench-" + model + "-" + p + variant.topicSuffix() + (runs > 1 ? "-r" + run : "");
         SyntheticIngest.ingestSynthetic(IngestSettings.of(kafka.connection(), topic), truth, examples, INGEST_SEED, System.currentTimeMillis());
-        long cpuBefore = processCpuNanos();
         TrainingSummary s = train(kafka, dir, topic, model, p, variant);
-        double cpuMicrosPerExample = (processCpuNanos() - cpuBefore) / 1e3 / Math.max(1, s.records());
         System.err.println(s.line());
         if (plots != null) {
             RunTimeline timeline = RunTimeline.of(MetricsTopic.readToEnd(kafka.connection(),
@@ -196,7 +202,7 @@ public final class BenchCommand implements Callable<Integer> {
         long rows = CheckpointRows.read(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints), row -> {});
         double mb = s.checkpointBytes() / 1e6;
         return String.format(Locale.ROOT, "| %s | %d | %d |%s %.0f | %.1f | %.0f | %.2f | %.0f | %.0f | %d | %d | %.1f | %.1f |",
-                model, p, run, variantSpecs.isEmpty() ? "" : " " + variant.name() + " |", s.examplesPerSecond(), cpuMicrosPerExample,
+                model, p, run, variantSpecs.isEmpty() ? "" : " " + variant.name() + " |", s.examplesPerSecond(), s.steadyCpuMicrosPerExample(),
                 loop, s.examplesPerSecond() / loop, s.stalenessP50Ms(), s.stalenessP99Ms(), rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
     }
 
@@ -222,24 +228,21 @@ public final class BenchCommand implements Callable<Integer> {
         return conf;
     }
 
-    /** CPU time of this whole JVM so far (job, broker, JIT and GC alike): what a run costs the machine. */
-    private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-    }
-
     /**
      * As many examples of the same planted model, trained by {@link SequentialTrainer}. They are
      * drawn here and dropped after: a list of millions of example objects kept through the training runs
      * was live heap that G1's concurrent marking traced again and again, a quarter of the machine's
-     * CPU in a 6M-example run, charged to the job it measured.
+     * CPU in a 6M-example run, charged to the job it measured. The variant's settings apply, so a
+     * deep model's tower runs on the variant's dense engine, as in the job.
      */
-    private double inMemoryRate(String model, PlantedFm truth) {
+    private double inMemoryRate(String model, PlantedFm truth, BenchVariant variant) {
         List<Example> data = new ArrayList<>(examples);
         Random random = new Random(INGEST_SEED);
         for (int i = 0; i < examples; i++) {
             data.add(truth.next(random));
         }
         Configuration conf = new Configuration(base);
+        conf.addAll(Configuration.fromMap(variant.settings()));
         conf.set(TrainingOptions.MODEL, ConfigurationUtils.convertToEnum(model, ModelKind.class));
         SequentialTrainer trainer = SequentialTrainer.of(conf);
         long t = System.nanoTime();

@@ -126,7 +126,8 @@ public final class BackfillRun {
                 long deadLetters = outage.retry("counting dead letters",
                         () -> KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom));
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], window[2], cps.completed(), restarts,
-                        loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes());
+                        loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes(),
+                        watch.steadyCpuMicrosPerExample());
             }
         }
         if (summary != null && !summary.warning().isEmpty()) {

@@ -149,7 +149,7 @@ final class ProgressWatch {
         }
         if (done > records) {
             lastAdvance = System.nanoTime();
-            steadyRate.advanced(lastAdvance, done, lag);
+            steadyRate.advanced(lastAdvance, done, lag, ProcessCpu.nanos());
             records = done;
         }
         examplesCheckpointed = checkpointed;
@@ -230,5 +230,10 @@ final class ProgressWatch {
     /** Examples/s while the backlog lasted, start-up and the drained end excluded ({@link SteadyRate}). */
     double steadyRate() {
         return steadyRate.rate(records, activeSeconds());
+    }
+
+    /** This JVM's CPU µs per example over the span of {@link #steadyRate} ({@link SteadyRate#cpuMicrosPerExample}). */
+    double steadyCpuMicrosPerExample() {
+        return steadyRate.cpuMicrosPerExample();
     }
 }

@@ -3,7 +3,11 @@ package io.streamtrain.train.run;
 import io.streamtrain.train.worker.ProgressiveValidation;
 import java.util.Locale;
 
-/** The outcome of one {@code train} run; {@link #line()} is the machine-readable last line. */
+/**
+ * The outcome of one {@code train} run; {@link #line()} is the machine-readable last line.
+ * {@code examplesPerSecond} and {@code steadyCpuMicrosPerExample} (this JVM's CPU, meaningful when the
+ * job runs in it) are read over the same span, start-up and the drained end left out ({@link SteadyRate}).
+ */
 public record TrainingSummary(
         long records,
         double examplesPerSecond,
@@ -20,7 +24,8 @@ public record TrainingSummary(
         double seconds,
         String latestCheckpoint,
         long checkpointMs,
-        long checkpointBytes) {
+        long checkpointBytes,
+        double steadyCpuMicrosPerExample) {
 
     /** A line for the run's output when the model ended worse than the base rate; empty otherwise. */
     public String warning() {

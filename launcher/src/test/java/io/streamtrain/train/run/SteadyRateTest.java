@@ -10,27 +10,27 @@ class SteadyRateTest {
     @Test
     void theCheckpointThatCommitsTheLastRecordsLateDoesNotCount() {
         SteadyRate rate = new SteadyRate();
-        rate.advanced(10 * SECOND, 100_000, 900_000);
-        rate.advanced(20 * SECOND, 600_000, 400_000);
-        rate.advanced(30 * SECOND, 1_000_000, 0); // trained by ~28 s, committed by the checkpoint at 30 s
+        rate.advanced(10 * SECOND, 100_000, 900_000, 10 * SECOND);
+        rate.advanced(20 * SECOND, 600_000, 400_000, 20 * SECOND);
+        rate.advanced(30 * SECOND, 1_000_000, 0, 30 * SECOND); // trained by ~28 s, committed by the checkpoint at 30 s
         assertEquals(50_000, rate.rate(1_000_000, 30), 1e-6);
     }
 
     @Test
     void countsEveryIntervalThatEndedWithRecordsLeft() {
         SteadyRate rate = new SteadyRate();
-        rate.advanced(SECOND, 10_000, 90_000);
-        rate.advanced(2 * SECOND, 60_000, 40_000);
-        rate.advanced(3 * SECOND, 95_000, 5_000);
-        rate.advanced(13 * SECOND, 100_000, 0);
+        rate.advanced(SECOND, 10_000, 90_000, SECOND);
+        rate.advanced(2 * SECOND, 60_000, 40_000, 2 * SECOND);
+        rate.advanced(3 * SECOND, 95_000, 5_000, 3 * SECOND);
+        rate.advanced(13 * SECOND, 100_000, 0, 13 * SECOND);
         assertEquals(42_500, rate.rate(100_000, 13), 1e-6);
     }
 
     @Test
     void withOneCheckpointBeforeTheEndTheRateRunsToTheLastOne() {
         SteadyRate rate = new SteadyRate();
-        rate.advanced(2 * SECOND, 20_000, 80_000);
-        rate.advanced(4 * SECOND, 100_000, 0);
+        rate.advanced(2 * SECOND, 20_000, 80_000, 2 * SECOND);
+        rate.advanced(4 * SECOND, 100_000, 0, 4 * SECOND);
         assertEquals(40_000, rate.rate(100_000, 4), 1e-6);
     }
 
@@ -38,16 +38,32 @@ class SteadyRateTest {
     void withoutTwoCheckpointsTheRateIsOverTheWholeRun() {
         SteadyRate rate = new SteadyRate();
         assertEquals(25_000, rate.rate(100_000, 4), 1e-6);
-        rate.advanced(4 * SECOND, 100_000, 0);
+        rate.advanced(4 * SECOND, 100_000, 0, 4 * SECOND);
         assertEquals(25_000, rate.rate(100_000, 4), 1e-6);
     }
 
     @Test
     void aReadingBelowAnEarlierOneIsIgnoredSoTheRateIsNeverNegative() {
         SteadyRate rate = new SteadyRate();
-        rate.advanced(SECOND, 30_000, 5_000);     // ahead of what follows, as an earlier run's group offsets were
-        rate.advanced(3 * SECOND, 1_100, 6_000);
-        rate.advanced(5 * SECOND, 7_000, 0);
+        rate.advanced(SECOND, 30_000, 5_000, SECOND);     // ahead of what follows, as an earlier run's group offsets were
+        rate.advanced(3 * SECOND, 1_100, 6_000, 3 * SECOND);
+        rate.advanced(5 * SECOND, 7_000, 0, 5 * SECOND);
         assertEquals(7_000 / 5.0, rate.rate(7_000, 5), 1e-6);
+    }
+
+    @Test
+    void cpuPerExampleIsReadOverTheSameSpanAsTheRate() {
+        SteadyRate rate = new SteadyRate();
+        rate.advanced(10 * SECOND, 100_000, 900_000, 50 * SECOND); // start-up's CPU left out
+        rate.advanced(20 * SECOND, 600_000, 400_000, 65 * SECOND);
+        rate.advanced(30 * SECOND, 1_000_000, 0, 90 * SECOND);     // the drained end left out
+        assertEquals(15e6 / 500_000, rate.cpuMicrosPerExample(), 1e-9);
+    }
+
+    @Test
+    void withoutTwoCheckpointsTheCpuPerExampleIsUnknown() {
+        SteadyRate rate = new SteadyRate();
+        rate.advanced(4 * SECOND, 100_000, 0, 3 * SECOND);
+        assertEquals(Double.NaN, rate.cpuMicrosPerExample());
     }
 }
