@@ -57,6 +57,7 @@ import picocli.CommandLine.Option;
                 + "as online training runs. One run per checkpoint interval; prints a markdown table.")
 public final class FreshnessBenchCommand implements Callable<Integer> {
     private static final int PROBE_FIELD = 4000;
+    private static final int PARTITIONS = 4;
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
     @Option(names = "--rate", defaultValue = "2000", description = "Background examples/s (default: ${DEFAULT-VALUE}).")
@@ -71,6 +72,12 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
     @Option(names = "--checkpoint-intervals", defaultValue = "1s,2s", split = ",", converter = DurationConverter.class,
             description = "Checkpoint intervals to run (default: ${DEFAULT-VALUE}).")
     List<Duration> intervals;
+
+    @Option(names = "--sticky", description = "Send the records unkeyed with the producer's default partitioning, which fills one partition's"
+            + " batch (256 KB, ~0.6 s of this stream) before it moves on: each partition then idles most of the time, and an idle partition's"
+            + " last batch waits for a checkpoint (streamtrain.train.max-wait). Default: the records go to the partitions in turn, as a"
+            + " keyed stream's or many producers' do.")
+    boolean sticky;
 
     @Option(names = "--model", converter = FlinkEnumConverter.Models.class, completionCandidates = FlinkEnumConverter.Models.class,
             description = "${COMPLETION-CANDIDATES} (streamtrain.train.model).")
@@ -108,8 +115,9 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                 stages.addAll(ProbeStages.table(probes.trails()));
             }
         }
-        System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s, probes every 250 ms for %d s after %d s warm-up,"
-                + " from their send to their row in the serving store%n", model == null ? "default model" : model, parallelism, rate, seconds, warmup);
+        System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s over %d partitions (%s), probes every 250 ms for %d s"
+                + " after %d s warm-up, from their send to their row in the serving store%n", model == null ? "default model" : model, parallelism,
+                rate, PARTITIONS, sticky ? "sticky: a partition at a time" : "in turn", seconds, warmup);
         table.forEach(System.out::println);
         stages.forEach(System.out::println);
         return 0;
@@ -127,7 +135,7 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         String topic = "fresh-" + interval.toMillis();
         String updates = topic + ".updates";
         KafkaConnection kafka = KafkaConnection.to(bootstrap);
-        Topics.ensure(kafka, Map.of(topic, 4));
+        Topics.ensure(kafka, Map.of(topic, PARTITIONS));
         SettingsCheck.check(extra).orThrow().warnings().forEach(w -> System.err.println("warning: " + w));
         Configuration conf = Configuration.fromMap(extra);
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
@@ -191,7 +199,8 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                     }
                 }
                 ProbeStages.Trail acked = trail;
-                producer.send(new ProducerRecord<>(topic, codec.encode(e)), (metadata, failure) -> {
+                Integer partition = sticky ? null : (int) (sent % PARTITIONS);
+                producer.send(new ProducerRecord<>(topic, partition, null, codec.encode(e)), (metadata, failure) -> {
                     if (acked != null && failure == null) {
                         acked.acked = System.currentTimeMillis();
                     }
