@@ -48,13 +48,15 @@ import picocli.CommandLine.Option;
  * run on the empty topic gives the bundle a serving store starts from; then, while the job trains a
  * steady stream with model updates on and a {@link ModelFollower} (what {@code serve --follow}
  * runs) applies them to that store, probe examples carry a feature of their own; a probe's
- * freshness is from its send to Kafka until its row is in the serving store.
+ * freshness is from its send to Kafka until its row is in the serving store, split into stages by
+ * {@link ProbeStages}.
  */
 @Command(name = "freshness", mixinStandardHelpOptions = true,
         description = "Measures model freshness: from a training record sent to Kafka until its row update is in the serving store "
                 + "that `serve --follow` scores from, while training a steady stream. "
                 + "Also the PS's gradient staleness (a row's pull to its gradient applied) at this rate, below capacity, "
-                + "as online training runs. One run per checkpoint interval; prints a markdown table.")
+                + "as online training runs. One run per checkpoint interval; prints a markdown table, then per interval each probe's "
+                + "time by stage (produce, batch, credit, pull, train, feedback, serve) from the stamps its push and update carry.")
 public final class FreshnessBenchCommand implements Callable<Integer> {
     private static final int PROBE_FIELD = 4000;
     private static final int PARTITIONS = 4;
