@@ -29,7 +29,6 @@ import io.streamtrain.train.run.TrainingRun;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,15 +48,18 @@ import picocli.CommandLine.Option;
  * run on the empty topic gives the bundle a serving store starts from; then, while the job trains a
  * steady stream with model updates on and a {@link ModelFollower} (what {@code serve --follow}
  * runs) applies them to that store, probe examples carry a feature of their own; a probe's
- * freshness is from its send to Kafka until its row is in the serving store.
+ * freshness is from its send to Kafka until its row is in the serving store, split into stages by
+ * {@link ProbeStages}.
  */
 @Command(name = "freshness", mixinStandardHelpOptions = true,
         description = "Measures model freshness: from a training record sent to Kafka until its row update is in the serving store "
                 + "that `serve --follow` scores from, while training a steady stream. "
                 + "Also the PS's gradient staleness (a row's pull to its gradient applied) at this rate, below capacity, "
-                + "as online training runs. One run per checkpoint interval; prints a markdown table.")
+                + "as online training runs. One run per checkpoint interval; prints a markdown table, then per interval each probe's "
+                + "time by stage (produce, batch, credit, pull, train, feedback, serve) from the stamps its push and update carry.")
 public final class FreshnessBenchCommand implements Callable<Integer> {
     private static final int PROBE_FIELD = 4000;
+    private static final int PARTITIONS = 4;
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
     @Option(names = "--rate", defaultValue = "2000", description = "Background examples/s (default: ${DEFAULT-VALUE}).")
@@ -72,6 +74,12 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
     @Option(names = "--checkpoint-intervals", defaultValue = "1s,2s", split = ",", converter = DurationConverter.class,
             description = "Checkpoint intervals to run (default: ${DEFAULT-VALUE}).")
     List<Duration> intervals;
+
+    @Option(names = "--sticky", description = "Send the records unkeyed with the producer's default partitioning, which fills one partition's"
+            + " batch (256 KB, ~0.6 s of this stream) before it moves on: each partition then idles most of the time, and an idle partition's"
+            + " last batch waits for a checkpoint (streamtrain.train.max-wait). Default: the records go to the partitions in turn, as a"
+            + " keyed stream's or many producers' do.")
+    boolean sticky;
 
     @Option(names = "--model", converter = FlinkEnumConverter.Models.class, completionCandidates = FlinkEnumConverter.Models.class,
             description = "${COMPLETION-CANDIDATES} (streamtrain.train.model).")
@@ -93,36 +101,43 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
     private Integer run(Path dir) throws Exception {
         List<String> table = new ArrayList<>();
         table.add("| checkpoint interval | probes seen | probes missing | freshness p50 ms | p90 ms | p99 ms | max ms "
-                + "| gradient staleness p50 ms | staleness p99 ms | applied to served p50 ms | applied to served p99 ms |");
-        table.add("|---|---|---|---|---|---|---|---|---|---|---|");
+                + "| slowest 10 %: main stage | gradient staleness p50 ms | staleness p99 ms | applied to served p50 ms | applied to served p99 ms |");
+        table.add("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        List<String> stages = new ArrayList<>();
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
             for (Duration interval : intervals) {
                 Probes probes = run(kafka.bootstrapServers(), dir, interval);
-                long[] ms = probes.freshnessMs();
-                Arrays.sort(ms);
-                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %.0f | %.0f |", interval.toMillis(), ms.length,
-                        probes.missing(), quantile(ms, 0.5), quantile(ms, 0.9), quantile(ms, 0.99), ms.length == 0 ? -1 : ms[ms.length - 1],
-                        probes.stalenessP50Ms(), probes.stalenessP99Ms(), probes.servedP50Ms(), probes.servedP99Ms()));
+                long[] ms = probes.trails().stream().mapToLong(t -> t.served - t.sent).sorted().toArray();
+                table.add(String.format(Locale.ROOT, "| %d ms | %d | %d | %d | %d | %d | %d | %s | %.0f | %.0f | %.0f | %.0f |", interval.toMillis(), ms.length,
+                        probes.missing(), ProbeStages.quantile(ms, 0.5), ProbeStages.quantile(ms, 0.9), ProbeStages.quantile(ms, 0.99), ms.length == 0 ? -1 : ms[ms.length - 1],
+                        ProbeStages.tailStage(probes.trails()), probes.stalenessP50Ms(), probes.stalenessP99Ms(), probes.servedP50Ms(), probes.servedP99Ms()));
+                stages.add("");
+                stages.add("Checkpoint interval " + interval.toMillis() + " ms, each probe's freshness by stage:");
+                stages.add("");
+                stages.addAll(ProbeStages.table(probes.trails()));
             }
         }
-        System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s, probes every 250 ms for %d s after %d s warm-up,"
-                + " from their send to their row in the serving store%n", model == null ? "default model" : model, parallelism, rate, seconds, warmup);
+        System.out.printf(Locale.ROOT, "bench freshness: %s, parallelism %d, %d examples/s over %d partitions (%s), probes every 250 ms for %d s"
+                + " after %d s warm-up, from their send to their row in the serving store%n", model == null ? "default model" : model, parallelism,
+                rate, PARTITIONS, sticky ? "sticky: a partition at a time" : "in turn", seconds, warmup);
         table.forEach(System.out::println);
+        stages.forEach(System.out::println);
         return 0;
     }
 
     /**
-     * Freshness of each probe seen; the PS's gradient staleness, the median of its per-second p50 and p99 over the measured
-     * seconds; and the follower's own part, from the PS applying an update to the store holding it (its last 4096 updates).
+     * The trails of the probes seen (freshness: send to served); the PS's gradient staleness, the median of its per-second p50
+     * and p99 over the measured seconds; and the follower's own part, from the PS applying an update to the store holding it
+     * (its last 4096 updates).
      */
-    private record Probes(long[] freshnessMs, int missing, double stalenessP50Ms, double stalenessP99Ms,
+    private record Probes(List<ProbeStages.Trail> trails, int missing, double stalenessP50Ms, double stalenessP99Ms,
                           double servedP50Ms, double servedP99Ms) {}
 
     private Probes run(String bootstrap, Path dir, Duration interval) throws Exception {
         String topic = "fresh-" + interval.toMillis();
         String updates = topic + ".updates";
         KafkaConnection kafka = KafkaConnection.to(bootstrap);
-        Topics.ensure(kafka, Map.of(topic, 4));
+        Topics.ensure(kafka, Map.of(topic, PARTITIONS));
         SettingsCheck.check(extra).orThrow().warnings().forEach(w -> System.err.println("warning: " + w));
         Configuration conf = Configuration.fromMap(extra);
         conf.set(TrainingOptions.BOOTSTRAP, bootstrap);
@@ -144,8 +159,8 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                 System.err.println("freshness: training failed: " + e);
             }
         }, "freshness-training");
-        Map<Long, Long> sentAt = new HashMap<>();
-        List<Long> measured = new ArrayList<>();
+        Map<Long, ProbeStages.Trail> sentAt = new HashMap<>();
+        List<ProbeStages.Trail> measured = new ArrayList<>();
         int missing;
         Map<String, Object> followed;
         // The warm-up counts from the first update served: until then the job is still starting.
@@ -155,7 +170,8 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         training.start();
         try (KafkaProducer<byte[], byte[]> producer = Ingestor.producer(kafka).producer();
                 Bundle store = Bundle.openStore(bundle, dir.resolve(topic + "-store"));
-                ModelFollower follower = new ModelFollower(kafka, updates, store)) {
+                ModelFollower follower = new ModelFollower(kafka, updates, store);
+                ProbeStages stages = new ProbeStages(kafka, TrainingOptions.feedbackTopic(conf), updates, PROBE_FIELD)) {
             PlantedFm truth = new PlantedFm(9);
             AvroCodec<Example> codec = AvroCodec.of(Example.class);
             Random random = new Random(3);
@@ -172,15 +188,25 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
                     throw new IllegalStateException("no model update was served within 5 minutes of the training run's start");
                 }
                 Example e = truth.next(random, topic + ":" + sent, now);
+                ProbeStages.Trail trail = null;
                 if (now >= nextProbe) {
                     nextProbe = now + 250;
                     long id = ++probe;
                     e.getFeatures().add(new Feature(PROBE_FIELD, id, 1f));
                     if (now >= measureFrom) {
-                        sentAt.put(FeatureKey.of(PROBE_FIELD, id), now);
+                        long key = FeatureKey.of(PROBE_FIELD, id);
+                        trail = stages.trail(key);
+                        trail.sent = now;
+                        sentAt.put(key, trail);
                     }
                 }
-                producer.send(new ProducerRecord<>(topic, codec.encode(e)));
+                ProbeStages.Trail acked = trail;
+                Integer partition = sticky ? null : (int) (sent % PARTITIONS);
+                producer.send(new ProducerRecord<>(topic, partition, null, codec.encode(e)), (metadata, failure) -> {
+                    if (acked != null && failure == null) {
+                        acked.acked = System.currentTimeMillis();
+                    }
+                });
                 sent++;
                 // pace the stream; look for served probes while waiting
                 long due = startedAt + sent * 1_000_000_000L / rate;
@@ -202,7 +228,7 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         }
         List<RunTimeline.Point> points = RunTimeline.of(MetricsTopic.readToEnd(kafka, TrainingOptions.metricsTopic(conf),
                 Duration.ofSeconds(30)).records()).points().stream().filter(p -> p.second() >= warmup).toList();
-        return new Probes(measured.stream().mapToLong(Long::longValue).toArray(), missing,
+        return new Probes(measured, missing,
                 median(points, RunTimeline.Point::stalenessP50Ms), median(points, RunTimeline.Point::stalenessP99Ms),
                 millis(followed.get("freshnessP50Ms")), millis(followed.get("freshnessP99Ms")));
     }
@@ -216,12 +242,13 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         return v.length == 0 ? Double.NaN : v[v.length / 2];
     }
 
-    /** Probes whose rows the serving store now has: measured from their send. */
-    private static void collect(Bundle store, Map<Long, Long> sentAt, List<Long> measured) {
+    /** Probes whose rows the serving store now has: served now. */
+    private static void collect(Bundle store, Map<Long, ProbeStages.Trail> sentAt, List<ProbeStages.Trail> measured) {
         for (var it = sentAt.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<Long, Long> probe = it.next();
+            Map.Entry<Long, ProbeStages.Trail> probe = it.next();
             if (store.rowOrNull(probe.getKey()) != null) {
-                measured.add(System.currentTimeMillis() - probe.getValue());
+                probe.getValue().served = System.currentTimeMillis();
+                measured.add(probe.getValue());
                 it.remove();
             }
         }
@@ -236,9 +263,5 @@ public final class FreshnessBenchCommand implements Callable<Integer> {
         BundleWriter.write(LatestCheckpoint.in(checkpoints), ModelInfo.read(checkpoints), ModelCard.FeatureMapping.of("libffm", 24),
                 out, QUIET, Long.MAX_VALUE);
         return out;
-    }
-
-    private static long quantile(long[] sorted, double q) {
-        return sorted.length == 0 ? -1 : sorted[Math.min(sorted.length - 1, (int) Math.floor(q * sorted.length))];
     }
 }

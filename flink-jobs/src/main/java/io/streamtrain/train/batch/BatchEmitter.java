@@ -47,8 +47,11 @@ final class BatchEmitter implements Serializable {
     }
 
     void emit(int partition, long seq, List<BatchRecord> records, Collector<MiniBatch> out) throws InterruptedException {
+        long cutAt = System.currentTimeMillis();
         BatchAssembler.Assembled assembled = BatchAssembler.assemble(keyGroups, denseKeys, partition, seq, records);
         credits.awaitCredit();
+        assembled.batch().cutAt = cutAt;
+        assembled.batch().sentAt = System.currentTimeMillis();
         for (PullRequest pull : assembled.pulls()) {
             pulls.accept(pull);
         }

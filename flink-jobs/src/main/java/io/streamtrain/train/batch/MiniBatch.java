@@ -17,6 +17,9 @@ public class MiniBatch {
     public float[] values;
     /** How many {@code PullRequest}s (one per PS key group) were sent for this batch. */
     public int pulls;
+    /** When the batcher cut this batch and when it sent its pulls (wall-clock ms), passed on with its pushes: see {@code Push#cutAt}. */
+    public long cutAt;
+    public long sentAt;
 
     public MiniBatch() {}
 

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  *   <li>records past a backfill's range and repeated deliveries are dropped;</li>
  *   <li>a record that cannot be trained on goes to the dead letters ({@link Rejections});</li>
  *   <li>it joins its partition's open batch ({@link OpenBatches}), which closes by count ({@link BatchSizeRamp}: smaller for a partition's first
- *       batches) and record time ({@link BatchCutter}), or is held while that batch is sealed ({@link SealProtocol});</li>
+ *       batches) and record time ({@link BatchCutter}), or is held while that batch is sealed and a checkpoint may hold the seal ({@link SealProtocol});</li>
  *   <li>a closed batch goes out once flow control has a credit for it ({@link BatchEmitter}).</li>
  * </ol>
  * A processing-time timer per partition closes an idle batch through the seal protocol.
@@ -121,7 +121,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         Verdict verdict = validator.validate(record, now);
         if (verdict.deadLetter() != null) {
             rejections.reject(verdict.deadLetter(), ctx);
-        } else if (batch.sealed()) {
+        } else if (batch.sealed() && !seals.withdraw(batch)) {
             seals.hold(verdict.record());
             recordsAwaitingBatch++;
         } else {

@@ -12,7 +12,10 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
  * wall-clock time is not a function of the records, so the batch is <em>sealed</em> in state and
  * released (emitted) only after a checkpoint containing the seal completes; records arriving
  * meanwhile are held and join the batches after it. A restore therefore sees either no seal (and
- * re-cuts by {@link BatchCutter}'s rules) or the durable seal. A partition is sealed only when
+ * re-cuts by {@link BatchCutter}'s rules) or the durable seal. A record that arrives before any
+ * snapshot has started since the seal {@linkplain #withdraw withdraws} it instead: no checkpoint
+ * can hold that seal, so the batch goes on as if never sealed, and a producer's pause of a little
+ * more than max-wait does not hold the partition back for a checkpoint interval. A partition is sealed only when
  * Kafka holds no record after the open batch ({@link PartitionTail}): a replay, which looks idle
  * for a moment while its restarted source catches up, must not cut where the failed run cut later
  * and already pushed beyond.
@@ -70,6 +73,19 @@ final class SealProtocol implements Serializable {
     /** A checkpoint started after the seal has completed: the cut survives any restore. */
     boolean isDurable(OpenBatch batch) {
         return lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot;
+    }
+
+    /**
+     * Withdraws the seal of the current key's batch if no snapshot has started since it was sealed
+     * (so none holds it) and returns true; the arriving record then joins the batch, or closes it by
+     * record time, as if it had never been sealed. False once a checkpoint may hold the seal.
+     */
+    boolean withdraw(OpenBatch batch) {
+        if (lastStartedSnapshot > batch.meta.sealedAfterSnapshot) {
+            return false;
+        }
+        batch.unseal();
+        return true;
     }
 
     /** Keeps a record of the current key until its sealed batch is released. */

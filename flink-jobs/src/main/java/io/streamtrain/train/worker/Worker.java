@@ -181,7 +181,10 @@ public class Worker extends KeyedCoProcessFunction<Integer, MiniBatch, PulledRow
                     to += width;
                 }
             }
-            out.collect(new Push(r.keyGroup, b.sourcePartition, b.batchSeq, b.firstOffset, r.pulledAt, r.keys, occ, r.versions, g));
+            Push push = new Push(r.keyGroup, b.sourcePartition, b.batchSeq, b.firstOffset, r.pulledAt, r.keys, occ, r.versions, g);
+            push.cutAt = b.cutAt;
+            push.sentAt = b.sentAt;
+            out.collect(push);
         }
         examples += b.size();
         examplesCounter.inc(b.size());

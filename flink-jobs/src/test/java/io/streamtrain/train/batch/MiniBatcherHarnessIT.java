@@ -89,11 +89,11 @@ class MiniBatcherHarnessIT {
         try (var batcher = batcher(100, 1, 0, null, 0)) {
             feed(batcher, 0, 0, 3, 0);
             batcher.setProcessingTime(MAX_WAIT_MS); // idle for max-wait, and Kafka holds nothing after offset 2: sealed
-            batcher.processElement(record(0, 3, 0), 0); // held behind the seal
             batcher.setProcessingTime(5 * MAX_WAIT_MS);
             assertEquals(List.of(), cuts(batcher), "the seal is not durable yet");
 
             snapshot(batcher, 1);
+            batcher.processElement(record(0, 3, 0), 0); // held behind the seal, which checkpoint 1 holds
             batcher.setProcessingTime(6 * MAX_WAIT_MS);
             assertEquals(List.of(), cuts(batcher), "checkpoint 1 holds the seal but has not completed");
             batcher.notifyOfCompletedCheckpoint(1);
@@ -106,6 +106,24 @@ class MiniBatcherHarnessIT {
             batcher.notifyOfCompletedCheckpoint(2);
             batcher.setProcessingTime(9 * MAX_WAIT_MS);
             assertEquals(List.of("0#0:0-2", "0#1:3-4"), cuts(batcher));
+        }
+    }
+
+    @Test
+    void aSealNoSnapshotHasStartedSinceIsWithdrawnByTheNextRecord() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var batcher = batcher(100, 1, 0, null, 0)) {
+            feed(batcher, 0, 0, 3, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS); // sealed
+            batcher.processElement(record(0, 3, MAX_WAIT_MS / 2), 0); // within max-wait by record time: joins the batch
+            batcher.processElement(record(0, 4, 2 * MAX_WAIT_MS), 0); // too late by record time: closes it, at once
+            assertEquals(List.of("0#0:0-3"), cuts(batcher), "no checkpoint held the seal: cut by record time, nothing waited for one");
+            snapshot = snapshot(batcher, 1);
+        }
+        try (var batcher = batcher(100, 1, 0, snapshot, 1)) {
+            batcher.processElement(record(0, 5, 2 * MAX_WAIT_MS), 0);
+            batcher.processElement(record(0, 6, 4 * MAX_WAIT_MS), 0);
+            assertEquals(List.of("0#1:4-5"), cuts(batcher), "the restore finds no seal: the next batch goes on from offset 4");
         }
     }
 

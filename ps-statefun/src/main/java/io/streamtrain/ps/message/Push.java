@@ -11,6 +11,13 @@ public class Push {
     public long batchSeq;
     public long firstOffset;
     public long pulledAt;
+    /**
+     * When the batcher cut the batch and when it sent its pulls (wall-clock ms, 0 if not known):
+     * diagnostics only, never read by the PS, for following a record's way to the model ({@code
+     * bench freshness}).
+     */
+    public long cutAt;
+    public long sentAt;
     public long[] keys;
     public int[] occurrences;
     /** The rows' versions at the pull, echoed back from {@link PulledRows#versions}. */

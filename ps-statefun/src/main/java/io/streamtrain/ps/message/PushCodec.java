@@ -25,6 +25,8 @@ public final class PushCodec implements Serializable {
                 .setBatchSeq(p.batchSeq)
                 .setFirstOffset(p.firstOffset)
                 .setPulledAt(p.pulledAt)
+                .setCutAt(p.cutAt)
+                .setSentAt(p.sentAt)
                 .setKeys(PackedArrays.packLongs(p.keys))
                 .setOccurrences(PackedArrays.packInts(p.occurrences))
                 .setRowVersions(PackedArrays.packLongs(p.versions))
@@ -34,10 +36,13 @@ public final class PushCodec implements Serializable {
 
     public Push decode(byte[] bytes) throws IOException {
         GradientPush g = codec().decode(bytes);
-        return new Push(g.getKeyGroup(), g.getSourcePartition(), g.getBatchSeq(), g.getFirstOffset(), g.getPulledAt(),
+        Push p = new Push(g.getKeyGroup(), g.getSourcePartition(), g.getBatchSeq(), g.getFirstOffset(), g.getPulledAt(),
                 PackedArrays.unpackLongs(g.getKeys()),
                 PackedArrays.unpackInts(g.getOccurrences()),
                 PackedArrays.unpackLongs(g.getRowVersions()),
                 PackedArrays.unpackFloats(g.getGradients()));
+        p.cutAt = g.getCutAt();
+        p.sentAt = g.getSentAt();
+        return p;
     }
 }
