@@ -17,52 +17,36 @@ package io.streamtrain.train.run;
 final class SteadyRate {
     private static final double MIN_SECONDS = 0.5;
 
-    private boolean advanced;
-    private long firstAt;
-    private long recordsAtFirst;
-    private long lastAt;
-    private long recordsAtLast;
-    private long lastWithBacklogAt;
-    private long recordsAtLastWithBacklog;
-    private long cpuAtFirst;
-    private long cpuAtLast;
-    private long cpuAtLastWithBacklog;
+    /** One reading of the committed records: when, how many, and this JVM's CPU ns then. */
+    private record Reading(long nanos, long records, long cpuNanos) {}
+
+    private Reading first;
+    private Reading last;
+    private Reading lastWithBacklog;
 
     /**
      * The committed records moved to {@code records} at {@code nanos}, leaving {@code lag} records to
      * read, with this JVM's CPU time at {@code cpuNanos}.
      */
     void advanced(long nanos, long records, long lag, long cpuNanos) {
-        if (advanced && records < recordsAtLast) {
+        if (last != null && records < last.records) {
             return;
         }
-        if (!advanced) {
-            advanced = true;
-            firstAt = nanos;
-            recordsAtFirst = records;
-            cpuAtFirst = cpuNanos;
+        Reading now = new Reading(nanos, records, cpuNanos);
+        if (first == null) {
+            first = now;
         }
-        lastAt = nanos;
-        recordsAtLast = records;
-        cpuAtLast = cpuNanos;
+        last = now;
         if (lag > 0) {
-            lastWithBacklogAt = nanos;
-            recordsAtLastWithBacklog = records;
-            cpuAtLastWithBacklog = cpuNanos;
+            lastWithBacklog = now;
         }
     }
 
     /** Examples/s; {@code records} over {@code activeSeconds} when the offsets did not move long enough to tell. */
     double rate(long records, double activeSeconds) {
-        if (advanced) {
-            double backlogSeconds = (lastWithBacklogAt - firstAt) / 1e9;
-            if (backlogSeconds >= MIN_SECONDS) {
-                return (recordsAtLastWithBacklog - recordsAtFirst) / backlogSeconds;
-            }
-            double seconds = (lastAt - firstAt) / 1e9;
-            if (seconds >= MIN_SECONDS) {
-                return (recordsAtLast - recordsAtFirst) / seconds;
-            }
+        Reading end = spanEnd();
+        if (end != null) {
+            return (end.records - first.records) / ((end.nanos - first.nanos) / 1e9);
         }
         return Math.max(0, records) / Math.max(1e-3, activeSeconds);
     }
@@ -72,14 +56,20 @@ final class SteadyRate {
      * when its job runs in this JVM, as the bench's does); NaN when the offsets did not move long enough to tell.
      */
     double cpuMicrosPerExample() {
-        if (advanced) {
-            if ((lastWithBacklogAt - firstAt) / 1e9 >= MIN_SECONDS && recordsAtLastWithBacklog > recordsAtFirst) {
-                return (cpuAtLastWithBacklog - cpuAtFirst) / 1e3 / (recordsAtLastWithBacklog - recordsAtFirst);
-            }
-            if ((lastAt - firstAt) / 1e9 >= MIN_SECONDS && recordsAtLast > recordsAtFirst) {
-                return (cpuAtLast - cpuAtFirst) / 1e3 / (recordsAtLast - recordsAtFirst);
+        Reading end = spanEnd();
+        if (end == null || end.records == first.records) {
+            return Double.NaN;
+        }
+        return (end.cpuNanos - first.cpuNanos) / 1e3 / (end.records - first.records);
+    }
+
+    /** Where the span from {@link #first} ends: the last reading with records left, else the last one; null if neither is long enough. */
+    private Reading spanEnd() {
+        for (Reading end : new Reading[] {lastWithBacklog, last}) {
+            if (end != null && (end.nanos - first.nanos) / 1e9 >= MIN_SECONDS) {
+                return end;
             }
         }
-        return Double.NaN;
+        return null;
     }
 }
