@@ -56,13 +56,8 @@ public final class KafkaPreflight {
      * @throws KafkaException naming the authentication failure, or the listener that wants TLS
      */
     public static void check(KafkaConnection kafka) {
-        Admin admin = kafka.client()
-                .withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-preflight")
-                .require(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, PROBE_TIMEOUT.toMillis())
-                .require(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, PROBE_TIMEOUT.toMillis())
-                .admin();
         try {
-            admin.describeCluster().clusterId().get(PROBE_TIMEOUT.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+            describeCluster(kafka, kafka.client().withDefault(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-preflight"));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof AuthenticationException) {
                 throw new KafkaException("Kafka at " + kafka.bootstrapServers() + ": " + Topics.why(e.getCause()), e.getCause());
@@ -72,6 +67,17 @@ public final class KafkaPreflight {
             }
         } catch (TimeoutException e) {
             unanswered(kafka);
+        }
+    }
+
+    /** The probe call, by an admin client of {@code client}'s settings: the cluster's id within {@link #PROBE_TIMEOUT}. */
+    private static void describeCluster(KafkaConnection kafka, KafkaClientConfig client) throws ExecutionException, TimeoutException {
+        Admin admin = client
+                .require(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, PROBE_TIMEOUT.toMillis())
+                .require(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, PROBE_TIMEOUT.toMillis())
+                .admin();
+        try {
+            admin.describeCluster().clusterId().get(PROBE_TIMEOUT.toMillis() + 1_000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaException("interrupted while reaching Kafka at " + kafka.bootstrapServers(), e);
@@ -126,17 +132,14 @@ public final class KafkaPreflight {
     static void wantsSasl(KafkaConnection kafka, SecurityProtocol protocol) {
         SecurityProtocol withSasl = protocol == SecurityProtocol.SSL ? SecurityProtocol.SASL_SSL : SecurityProtocol.SASL_PLAINTEXT;
         String password = java.util.UUID.randomUUID().toString();
-        Admin probe = kafka.client()
+        KafkaClientConfig probe = kafka.client()
                 .require(AdminClientConfig.CLIENT_ID_CONFIG, "streamtrain-preflight")
                 .require(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, withSasl.name)
                 .require(SaslConfigs.SASL_MECHANISM, "SCRAM-SHA-512")
                 .require(SaslConfigs.SASL_JAAS_CONFIG, ScramLoginModule.class.getName() + " required username=\"" + PROBE_USER
-                        + "\" password=\"" + password + "\";")
-                .require(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, PROBE_TIMEOUT.toMillis())
-                .require(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, PROBE_TIMEOUT.toMillis())
-                .admin();
+                        + "\" password=\"" + password + "\";");
         try {
-            probe.describeCluster().clusterId().get(PROBE_TIMEOUT.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+            describeCluster(kafka, probe);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof AuthenticationException && !(e.getCause() instanceof IllegalSaslStateException)) {
                 throw new KafkaException("Kafka at " + kafka.bootstrapServers() + " did not answer: its listener wants SASL"
@@ -147,11 +150,6 @@ public final class KafkaPreflight {
             }
         } catch (TimeoutException e) {
             // not answered over SASL either: nothing to name
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KafkaException("interrupted while reaching Kafka at " + kafka.bootstrapServers(), e);
-        } finally {
-            probe.close(Duration.ZERO);
         }
     }
 
