@@ -232,8 +232,8 @@ public final class BenchCommand implements Callable<Integer> {
      * As many examples of the same planted model, trained by {@link SequentialTrainer}. They are
      * drawn here and dropped after: a list of millions of example objects kept through the training runs
      * was live heap that G1's concurrent marking traced again and again, a quarter of the machine's
-     * CPU in a 6M-example run, charged to the job it measured. The variant's settings apply, so a
-     * deep model's tower runs on the variant's dense engine, as in the job.
+     * CPU in a 6M-example run, charged to the job it measured. The variant's settings apply, as in
+     * the job it is the limit of.
      */
     private double inMemoryRate(String model, PlantedFm truth, BenchVariant variant) {
         List<Example> data = new ArrayList<>(examples);
