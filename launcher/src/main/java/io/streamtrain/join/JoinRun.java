@@ -108,7 +108,7 @@ public final class JoinRun {
             Map<TopicPartition, Long> deadFrom = kafka.endOffsets(deadLetters);
 
             try (TrainingCluster flink = s.session() != null
-                    ? new SessionJob(s.session(), FlinkApplication.JOIN)
+                    ? new SessionJob(s.session(), FlinkApplication.JOIN, log)
                     : new LocalFlink(conf, s.parallelism(), FlinkApplication.JOIN)) {
                 log.println("join: " + resumeFrom.map(p -> "resuming from " + ModelStorage.location(p)).orElse("fresh start") + ", " + impressions
                         + " + " + clicks + " -> " + out + " (dead letters: " + deadLetters + "), window "

@@ -1,5 +1,6 @@
 package io.streamtrain.sql;
 
+import io.streamtrain.cluster.ClusterOnlySettings;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.config.SettingsCheck;
 import io.streamtrain.train.RequiredFlinkSettings;
@@ -80,11 +81,16 @@ public final class SqlSession {
     /**
      * {@code SET 'key' = 'value'} and {@code RESET 'key'}: the SQL client's configuration
      * statements, which TableEnvironment leaves to its clients. They apply to the statements after them.
-     * A SET is checked as the command line's settings are: a bad value fails it.
+     * A SET is checked as the command line's settings are: a bad value fails it. A SET of a
+     * file-system setting is left out and named ({@link ClusterOnlySettings}).
      */
     private boolean setOrReset(String statement) {
         Matcher set = SET.matcher(statement);
         if (set.matches()) {
+            if (ClusterOnlySettings.isClusterOnly(unquote(set.group(1)))) { // the jobs cannot use it, and a key would show in them
+                out.println(ClusterOnlySettings.leftOut("sql", List.of(unquote(set.group(1)))));
+                return true;
+            }
             SettingsCheck.check(Map.of(unquote(set.group(1)), unquote(set.group(2)))).orThrow()
                     .warnings().forEach(w -> out.println("sql: warning: " + w));
             tables.getConfig().getConfiguration().setString(unquote(set.group(1)), unquote(set.group(2)));

@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -101,6 +102,10 @@ class SessionCommandsIT {
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertEquals(ON_S3, Long.parseLong(run.summary().group(1)), run.out());
         assertTrue(run.err().contains("on session cluster " + session.restAddress()), run.err());
+        // The S3 settings given as -D are the launcher's own (it reads model.json and the checkpoints); the
+        // job gets none of them (SessionJobTest), and the cluster's configuration, which carries them, is named.
+        assertTrue(run.err().contains("train: left out of the submitted job's configuration: "
+                + String.join(", ", new TreeSet<>(s3.settings(S3TestServer.SECRET_KEY).keySet()))), "the settings left out are named: " + run.err());
         assertSecretNotServed(topic);
         assertSecretNotLogged(run.out() + run.err());
         Path model = ModelStorage.local(checkpoints);

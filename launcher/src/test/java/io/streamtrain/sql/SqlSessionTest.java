@@ -43,4 +43,15 @@ class SqlSessionTest {
         assertTrue(printed.contains("'properties.ssl.truststore.password' = '******'"), printed);
         assertFalse(printed.contains("hunter2"), printed);
     }
+
+    @Test
+    void aSetOfAFileSystemSettingIsLeftOutAndNamedWithoutItsValue() {
+        session.run(List.of("SET 's3.secret-key' = 'hunter2'", "SET 's3.endpoint' = 'http://127.0.0.1:9000'"));
+        String printed = out.toString();
+        assertFalse(session.tables().getConfig().getConfiguration().containsKey("s3.secret-key"), "the key is not in the jobs' configuration");
+        assertFalse(session.tables().getConfig().getConfiguration().containsKey("s3.endpoint"));
+        assertTrue(printed.contains("sql: left out of the submitted job's configuration: s3.secret-key (file-system settings take effect"
+                + " only when a Flink process starts: the session cluster's own configuration must carry them)"), printed);
+        assertFalse(printed.contains("hunter2"), printed);
+    }
 }

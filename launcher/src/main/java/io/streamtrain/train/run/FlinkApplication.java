@@ -16,14 +16,21 @@ import org.apache.kafka.common.TopicPartition;
  * Flink in this JVM.
  */
 public enum FlinkApplication {
-    TRAINING(TrainingApplication.class),
-    BACKFILL(BackfillApplication.class),
-    JOIN(JoinApplication.class);
+    TRAINING(TrainingApplication.class, "train"),
+    BACKFILL(BackfillApplication.class, "backfill"),
+    JOIN(JoinApplication.class, "join");
 
     private final Class<?> main;
+    private final String command;
 
-    FlinkApplication(Class<?> main) {
+    FlinkApplication(Class<?> main, String command) {
         this.main = main;
+        this.command = command;
+    }
+
+    /** The launcher command that runs it, as its output lines begin. */
+    public String command() {
+        return command;
     }
 
     public String mainClass() {

@@ -1,8 +1,10 @@
 package io.streamtrain.train.run;
 
 import io.streamtrain.contract.ModelStorage;
+import io.streamtrain.cluster.ClusterOnlySettings;
 import io.streamtrain.cluster.JobJarUpload;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,8 +18,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * A job of the job jar on an existing Flink session cluster: the jar uploaded and its main class
- * run over the REST API ({@link JobJarUpload}), with the run's whole configuration as the job's
- * Flink configuration. The main class computes the feedback start itself (the topic's end, as a
+ * run over the REST API ({@link JobJarUpload}), with the run's configuration as the job's Flink
+ * configuration, less the settings only the cluster's own configuration can make
+ * ({@link ClusterOnlySettings}: file systems and their keys), which it names on the run's output. The main class computes the feedback start itself (the topic's end, as a
  * local run does). The cluster outlives the run.
  */
 public final class SessionJob implements TrainingCluster {
@@ -27,18 +30,31 @@ public final class SessionJob implements TrainingCluster {
 
     private final SessionTarget target;
     private final FlinkApplication application;
+    private final PrintStream out;
     private JobID job;
     private long unreachableSince;
 
-    public SessionJob(SessionTarget target, FlinkApplication application) {
+    /** {@code out}: the run's output, which names the settings left out of the job's configuration. */
+    public SessionJob(SessionTarget target, FlinkApplication application, PrintStream out) {
         this.target = target;
         this.application = application;
+        this.out = out;
     }
 
     @Override
     public void start(Configuration conf, Optional<Path> resumeFrom, Map<TopicPartition, Long> feedbackFrom) throws Exception {
-        job = new JobJarUpload(target.rest()).run(target.jobJar(), application.mainClass(), conf.toMap(),
+        job = new JobJarUpload(target.rest()).run(target.jobJar(), application.mainClass(), submitted(conf, application, out),
                 resumeFrom.map(p -> ModelStorage.uri(p).toString()), conf.get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE));
+    }
+
+    /** The job's Flink configuration as submitted: {@code conf} less the cluster-only settings, which {@code out} is told of by name. */
+    static Map<String, String> submitted(Configuration conf, FlinkApplication application, PrintStream out) {
+        ClusterOnlySettings.Split settings = ClusterOnlySettings.split(conf.toMap());
+        String notice = settings.notice(application.command());
+        if (notice != null) {
+            out.println(notice);
+        }
+        return settings.submitted();
     }
 
     @Override

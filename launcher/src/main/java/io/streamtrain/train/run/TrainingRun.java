@@ -74,7 +74,7 @@ public final class TrainingRun {
         /** Where the job runs: a session cluster, the local cluster in {@link #cluster}, or a Flink in this JVM. */
         TrainingCluster openCluster(Configuration job, FlinkApplication application) throws Exception {
             if (session != null) {
-                return new SessionJob(session, application);
+                return new SessionJob(session, application, progress);
             }
             if (cluster != null) {
                 if (application != FlinkApplication.TRAINING) {
