@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamtrain.bundle.LocalBundle;
 import io.streamtrain.cluster.FileSystemPlugins;
 import io.streamtrain.contract.LatestCheckpoint;
 import io.streamtrain.contract.ModelInfo;
@@ -233,6 +234,49 @@ class ObjectStorageIT {
         }
     }
 
+    /**
+     * {@code POST /admin/reload} of the same s3:// path after a new bundle was uploaded there, under
+     * load from a real HTTP client: every request answered, the scores now the new bundle's, served
+     * from a new local copy, and the old copy deleted once its model is closed.
+     */
+    @Test
+    void reloadingTheSamePathAfterANewUploadServesItFromAFreshCopy() throws Exception {
+        String path = "s3://" + BUCKET + "/" + topic + "/same-path";
+        upload(ModelStorage.local(remoteBundle), ModelStorage.local(path));
+        Path log = dir.resolve("serve-same-path.log");
+        Process serve = startServe(log, path);
+        try {
+            int port = LauncherProcess.servingPort(serve, log);
+            HttpClient http = HttpClient.newHttpClient();
+            awaitReady(http, port);
+            assertSameScores(served(http, port));
+            Path first = copies(log).get(0);
+            assertTrue(Files.isRegularFile(first.resolve("model-card.json")), "the first copy is open: " + first);
+
+            SecondModel b = secondModel();
+            upload(b.bundle(), ModelStorage.local(path));
+            try (ScoringLoad load = new ScoringLoad(http, port, scoringRequest(), scores -> close(expected, scores) || close(b.scores(), scores), 4)) {
+                load.awaitAnswers(50);
+                HttpResponse<String> reload = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/reload"))
+                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of("bundle", path)))).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, reload.statusCode(), reload.body());
+                load.awaitAnswers(load.answered() + 50);
+            }
+            assertSameScores(b.scores(), served(http, port));
+            List<Path> copies = copies(log);
+            assertEquals(2, copies.size(), "one copy per load: " + copies);
+            assertTrue(Files.isRegularFile(copies.get(1).resolve("model-card.json")), "the new copy is served: " + copies.get(1));
+            awaitGone(first);
+
+            serve.destroy();
+            assertTrue(serve.waitFor(60, TimeUnit.SECONDS), "serve stops on SIGTERM");
+            assertEquals(0, serve.exitValue(), Files.readString(log));
+        } finally {
+            serve.destroyForcibly();
+        }
+    }
+
     /** Waits (at most a minute) until {@code /health/ready} answers 200: the bundle from S3 open and its follower caught up. */
     private static void awaitReady(HttpClient http, int port) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
@@ -246,6 +290,78 @@ class ObjectStorageIT {
 
     /** The scores {@code serve} answers for {@link #input}, in one request of feature lists. */
     private static List<Double> served(HttpClient http, int port) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/score"))
+                .POST(HttpRequest.BodyPublishers.ofString(scoringRequest())).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        assertEquals(200, response.statusCode(), response.body());
+        List<Double> scores = new ArrayList<>();
+        JSON.readTree(response.body()).get("scores").forEach(s -> scores.add(s.asDouble()));
+        return scores;
+    }
+
+    /** {@code serve} of {@code bundle} with the S3 server's settings from {@code --flink-conf}, more options after. */
+    private static Process startServe(Path log, String bundle, String... more) throws Exception {
+        Path conf = dir.resolve("serve-conf");
+        writeFlinkConf(conf, s3.settings(S3TestServer.SECRET_KEY));
+        List<String> args = new ArrayList<>(List.of("serve", "--flink-conf", conf.toString(), "--bundle", bundle, "--port", "0"));
+        args.addAll(List.of(more));
+        return LauncherProcess.start(Map.of(), log, args.toArray(String[]::new));
+    }
+
+    private static final Pattern COPIED = Pattern.compile("serve: s3://\\S+ copied to (\\S+)");
+
+    /** The local copies {@code serve} made of bundles on S3, in order, as it names them. */
+    private static List<Path> copies(Path log) throws Exception {
+        Matcher m = COPIED.matcher(Files.readString(log));
+        List<Path> copies = new ArrayList<>();
+        while (m.find()) {
+            copies.add(Path.of(m.group(1)));
+        }
+        return copies;
+    }
+
+    /** Waits (at most 30 s) until a replaced model's local copy is deleted. */
+    private static void awaitGone(Path copy) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Files.exists(copy) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertFalse(Files.exists(copy), "the replaced model's copy is deleted: " + copy);
+    }
+
+    /** Another model than the first (its own topic, trained with Adagrad: scores that are not saturated), its bundle and its scores of {@link #input}. */
+    private record SecondModel(Path bundle, List<Double> scores) {}
+
+    private static SecondModel second;
+
+    private static synchronized SecondModel secondModel() throws Exception {
+        if (second == null) {
+            String other = topic + "-b";
+            kafka.createTopic(other, 2);
+            try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+                new TestExamples(8).produce(producer, other, 2_000);
+            }
+            Path checkpointDir = dir.resolve("second-checkpoints");
+            HonestRunReportIT.Run trained = cli("train", "--bootstrap", kafka.bootstrapServers(), "--topic", other, "--name", other,
+                    "--optimizer", "adagrad", "--batch-size", "64", "--max-wait", "200ms", "--checkpoint-interval", "1s",
+                    "--checkpoint-dir", checkpointDir.toString(), "--until-idle", "3s", "--prometheus-port", "off");
+            assertEquals(0, trained.exitCode(), trained.out() + trained.err());
+            Path bundle = dir.resolve("second-bundle");
+            HonestRunReportIT.Run exported = cli("export", "--checkpoint", checkpointDir.toString(), "--bundle", bundle.toString());
+            assertEquals(0, exported.exitCode(), exported.out() + exported.err());
+            Path scores = dir.resolve("second-scores.txt");
+            HonestRunReportIT.Run scored = cli("score", "--bundle", bundle.toString(), "--file", input.toString(), "--format", "libffm",
+                    "--out", scores.toString());
+            assertEquals(0, scored.exitCode(), scored.out() + scored.err());
+            List<Double> values = Files.readAllLines(scores).stream().map(Double::parseDouble).toList();
+            assertFalse(close(expected, values), "the second model scores otherwise than the first: " + values + " vs " + expected);
+            second = new SecondModel(bundle, values);
+        }
+        return second;
+    }
+
+    /** {@link #input} as one {@code /score} request of feature lists. */
+    private static String scoringRequest() throws Exception {
         ObjectNode request = JSON.createObjectNode();
         ArrayNode batch = request.putArray("examples");
         for (String line : Files.readAllLines(input)) {
@@ -253,13 +369,7 @@ class ObjectStorageIT {
             batch.addObject().putArray("features").addObject()
                     .put("field", Integer.parseInt(feature[0])).put("id", Long.parseLong(feature[1])).put("value", 1.0);
         }
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/score"))
-                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(request))).build(),
-                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        assertEquals(200, response.statusCode(), response.body());
-        List<Double> scores = new ArrayList<>();
-        JSON.readTree(response.body()).get("scores").forEach(s -> scores.add(s.asDouble()));
-        return scores;
+        return JSON.writeValueAsString(request);
     }
 
     /** The topic the first training run publishes its model updates to, which {@code serve --follow} applies. */
@@ -322,6 +432,23 @@ class ObjectStorageIT {
     }
 
     private static void assertSameScores(List<Double> actual) {
+        assertSameScores(expected, actual);
+    }
+
+    /** Whether {@code actual} are the scores {@code expected}, each within 1e-6. */
+    private static boolean close(List<Double> expected, List<Double> actual) {
+        if (expected.size() != actual.size()) {
+            return false;
+        }
+        for (int i = 0; i < expected.size(); i++) {
+            if (Math.abs(expected.get(i) - actual.get(i)) > 1e-6) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void assertSameScores(List<Double> expected, List<Double> actual) {
         assertEquals(expected.size(), actual.size());
         for (int i = 0; i < expected.size(); i++) {
             assertEquals(expected.get(i), actual.get(i), 1e-6, "score " + i);
@@ -331,10 +458,9 @@ class ObjectStorageIT {
     /** Copies a directory tree to a location, local or remote, file by file, through Flink's file system. */
     private static void upload(Path from, Path to) throws Exception {
         FileSystemPlugins.initialize(s3.configuration()); // as a command does from its settings
-        Path source = ModelStorage.download(from);
-        try (Stream<Path> files = Files.walk(source)) {
+        try (LocalBundle source = LocalBundle.of(from); Stream<Path> files = Files.walk(source.dir())) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
-                ModelStorage.write(to.resolve(source.relativize(file).toString()), Files.readAllBytes(file));
+                ModelStorage.write(to.resolve(source.dir().relativize(file).toString()), Files.readAllBytes(file));
             }
         }
     }

@@ -2,6 +2,7 @@ package io.streamtrain.export;
 
 import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.bundle.Bundle;
+import io.streamtrain.bundle.LocalBundle;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.djl.DjlScorer;
 import io.streamtrain.files.OutputFile;
@@ -62,7 +63,7 @@ public final class ScoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (source.bundle != null) {
-            try (Bundle bundle = Bundle.open(ModelStorage.download(source.bundle)); DjlScorer djl = DjlScorer.open(bundle)) {
+            try (LocalBundle local = LocalBundle.of(source.bundle); Bundle bundle = Bundle.open(local.dir()); DjlScorer djl = DjlScorer.open(bundle)) {
                 ModelCard.FeatureMapping mapping = bundle.card().mapping();
                 System.err.println("score: " + bundle.card().modelType() + " bundle " + ModelStorage.location(source.bundle) + " on " + djl.engine());
                 LineParser parser = format == null && hashBits == null

@@ -1,5 +1,6 @@
 package io.streamtrain.serve;
 
+import io.streamtrain.bundle.LocalBundle;
 import io.streamtrain.contract.ModelStorage;
 import io.streamtrain.kafka.KafkaClientProperties;
 import io.streamtrain.kafka.KafkaConnection;
@@ -38,7 +39,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--bundle", required = true, paramLabel = "DIR",
             description = "A bundle written by export --bundle (a symlink works: reloads follow it), or one on s3://…, copied to a"
-                    + " local directory first.")
+                    + " new local directory first (each reload makes a new copy; the old one is deleted once its model is closed).")
     Path bundleDir;
 
     @Option(names = "--port", defaultValue = "8080", description = "TCP port, 0 for any free one (default: ${DEFAULT-VALUE}).")
@@ -94,7 +95,8 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--store", paramLabel = "DIR",
             description = "With --follow: the writable serving store made from the bundle, kept across restarts (default:"
-                    + " <bundle's real directory>.store). A reloaded bundle B gets <B's directory name>.store beside it.")
+                    + " <bundle's real directory>.store). A reloaded bundle B gets <B's directory name>.store beside it; a bundle on"
+                    + " s3://… (without --store, or reloaded) gets one beside its local copy, deleted with it.")
     Path storeDir;
 
     @Option(names = "--ready-max-lag", defaultValue = "1000", paramLabel = "RECORDS",
@@ -115,10 +117,9 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ModelStorage.download(bundleDir); // a bundle on s3://… is served from a local copy: RocksDB opens local files
         ScoringServer.Settings settings = settings();
         ServedModel first = open(bundleDir, storeDir);
-        ScoringServer server = new ScoringServer(settings, first, dir -> open(ModelStorage.download(dir), null));
+        ScoringServer server = new ScoringServer(settings, first, dir -> open(dir, null));
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
@@ -155,7 +156,7 @@ public final class ServeCommand implements Callable<Integer> {
         require(reloadTimeoutSeconds >= 1, "--reload-timeout must be at least 1 second");
         require((tlsCert == null) == (tlsKey == null), "--tls-cert and --tls-key go together: give both or neither");
         require(followTopic != null || storeDir == null, "--store needs --follow (a store holds followed updates)");
-        require(Files.isDirectory(bundleDir), "--bundle " + bundleDir + " is not a directory");
+        require(ModelStorage.isRemote(bundleDir) || Files.isDirectory(bundleDir), "--bundle " + bundleDir + " is not a directory");
         if (tlsCert != null) {
             require(Files.isReadable(tlsCert), "--tls-cert " + tlsCert + " cannot be read");
             require(Files.isReadable(tlsKey), "--tls-key " + tlsKey + " cannot be read");
@@ -171,17 +172,32 @@ public final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    /** Opens a bundle, following model updates into its store when --follow is given (store null: the default one). */
+    /**
+     * Opens a bundle (a remote one from a new local copy, named here), following model updates into
+     * its store when --follow is given (store null: the default one).
+     */
     private ServedModel open(Path bundle, Path store) throws IOException {
-        if (followTopic == null) {
-            return ServedModel.open(bundle);
+        LocalBundle local = LocalBundle.of(bundle);
+        if (local.isCopy()) {
+            System.out.printf("serve: %s copied to %s%n", ModelStorage.location(bundle), local.dir());
         }
-        Path real = bundle.toRealPath();
+        if (followTopic == null) {
+            return ServedModel.open(local);
+        }
+        Path real;
+        KafkaConnection kafka;
+        try {
+            real = local.dir().toRealPath();
+            kafka = KafkaConnection.of(bootstrap, kafkaProperties);
+            KafkaPreflight.check(kafka);
+        } catch (IOException | RuntimeException e) {
+            local.close();
+            throw e;
+        }
+        // A copy's store goes beside it, and with it once the model closes: the next copy is another bundle.
         Path storeFor = store != null ? store
-                : (storeDir != null ? storeDir.resolveSibling(real.getFileName() + ".store") : real.resolveSibling(real.getFileName() + ".store"));
-        KafkaConnection kafka = KafkaConnection.of(bootstrap, kafkaProperties);
-        KafkaPreflight.check(kafka);
-        ServedModel model = ServedModel.following(bundle, storeFor, new ServedModel.Follow(kafka, followTopic));
+                : (storeDir != null && !local.isCopy() ? storeDir : real).resolveSibling(real.getFileName() + ".store");
+        ServedModel model = ServedModel.following(local, storeFor, new ServedModel.Follow(kafka, followTopic));
         System.out.printf("serve: following %s into %s%n", followTopic, storeFor.toAbsolutePath());
         return model;
     }

@@ -1,6 +1,7 @@
 package io.streamtrain.serve;
 
 import io.streamtrain.bundle.Bundle;
+import io.streamtrain.bundle.LocalBundle;
 import io.streamtrain.bundle.ModelCard;
 import io.streamtrain.export.LoadedModel;
 import io.streamtrain.kafka.KafkaConnection;
@@ -12,37 +13,59 @@ import java.util.Optional;
 /**
  * One opened bundle that the server scores with, and its follower when it follows model updates:
  * the seam between the HTTP layer (which only calls {@link #score}, {@link #card} and
- * {@link #follower}) and model loading ({@link #open}).
+ * {@link #follower}) and model loading ({@link #open}). A bundle on remote storage is served from a
+ * local copy of its own ({@link LocalBundle}), deleted when the model closes.
  */
 public final class ServedModel implements AutoCloseable {
     /** Where {@code serve --follow} reads model updates and keeps the writable store of a bundle. */
     public record Follow(KafkaConnection kafka, String topic) {}
 
-    private final Path source;
+    private final LocalBundle local;
     private final Bundle bundle;
     private final LoadedModel model;
     private final ModelFollower follower; // null: not following
     private final long loadedAtMs = System.currentTimeMillis();
 
-    private ServedModel(Path source, Bundle bundle, ModelFollower follower) {
-        this.source = source;
+    private ServedModel(LocalBundle local, Bundle bundle, ModelFollower follower) {
+        this.local = local;
         this.bundle = bundle;
         this.model = LoadedModel.of(bundle);
         this.follower = follower;
     }
 
-    /** Opens a bundle read-only. */
+    /** Opens a bundle read-only (a remote one from a new local copy). */
     public static ServedModel open(Path bundleDir) throws IOException {
-        return new ServedModel(bundleDir, Bundle.open(bundleDir), null);
+        return open(LocalBundle.of(bundleDir));
     }
 
-    /** Opens the writable serving store of a bundle ({@code store}) and follows the model updates into it. */
-    public static ServedModel following(Path bundleDir, Path store, Follow follow) throws IOException {
-        Bundle bundle = Bundle.openStore(bundleDir, store);
+    /** Opens a bundle read-only; takes ownership of {@code local} as {@link #following} does. */
+    public static ServedModel open(LocalBundle local) throws IOException {
         try {
-            return new ServedModel(bundleDir, bundle, new ModelFollower(follow.kafka(), follow.topic(), bundle));
+            return new ServedModel(local, Bundle.open(local.dir()), null);
+        } catch (IOException | RuntimeException e) {
+            local.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the writable serving store of a bundle ({@code store}) and follows the model updates
+     * into it. Takes ownership of {@code local}: it is closed (a copy deleted) with the model, or
+     * here when the model cannot open.
+     */
+    public static ServedModel following(LocalBundle local, Path store, Follow follow) throws IOException {
+        Bundle bundle;
+        try {
+            bundle = Bundle.openStore(local.dir(), store);
+        } catch (IOException | RuntimeException e) {
+            local.close();
+            throw e;
+        }
+        try {
+            return new ServedModel(local, bundle, new ModelFollower(follow.kafka(), follow.topic(), bundle));
         } catch (RuntimeException e) {
             bundle.close();
+            local.close();
             throw e;
         }
     }
@@ -56,9 +79,9 @@ public final class ServedModel implements AutoCloseable {
         return bundle.card();
     }
 
-    /** The bundle directory as given (a symlink stays a symlink). */
+    /** The bundle directory as given (a symlink stays a symlink; a remote bundle its mirror name, {@link io.streamtrain.contract.ModelStorage#location}). */
     public Path source() {
-        return source;
+        return local.source();
     }
 
     public long loadedAtMs() {
@@ -81,7 +104,11 @@ public final class ServedModel implements AutoCloseable {
                 follower.close();
             }
         } finally {
-            bundle.close();
+            try {
+                bundle.close();
+            } finally {
+                local.close(); // only now: the files of an open bundle are never touched
+            }
         }
     }
 }

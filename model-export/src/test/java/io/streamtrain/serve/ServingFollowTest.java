@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtrain.bundle.LocalBundle;
 import io.streamtrain.bundle.TestTables;
 import io.streamtrain.contract.RowCodec;
 import io.streamtrain.kafka.KafkaConnection;
@@ -139,8 +140,8 @@ class ServingFollowTest {
         ScoringServer.Settings settings = new ScoringServer.Settings("127.0.0.1", 0, 2, 1 << 16, 100, 100,
                 Duration.ofSeconds(10), 0, Duration.ofSeconds(60), null);
         ServedModel.Follow follow = new ServedModel.Follow(connection, topic);
-        return new ScoringServer(settings, ServedModel.following(bundle, dir.resolve("store"), follow),
-                d -> ServedModel.following(d, dir.resolve("store-" + d.getFileName()), follow));
+        return new ScoringServer(settings, ServedModel.following(LocalBundle.of(bundle), dir.resolve("store"), follow),
+                d -> ServedModel.following(LocalBundle.of(d), dir.resolve("store-" + d.getFileName()), follow));
     }
 
     private static HttpResponse<String> get(HttpClient http, URI base, String path) throws Exception {

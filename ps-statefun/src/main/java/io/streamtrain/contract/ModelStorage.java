@@ -7,10 +7,13 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -26,8 +29,8 @@ import org.apache.flink.core.fs.FileSystem;
  * temporary directory ({@code streamtrain-remote/<scheme>/<bucket>/<key>}), so that the code that
  * works on {@link Path}s stays one code path. What the mirror holds depends on the reader: the
  * small files that name the checkpoints ({@link #refreshCheckpoints}: {@code model.json},
- * {@code handover.json}, each {@code _metadata}), or a whole directory ({@link #download}, a bundle,
- * which RocksDB opens from local disk). State files are never copied: Flink reads them from the
+ * {@code handover.json}, each {@code _metadata}). A whole directory (a bundle, which RocksDB opens
+ * from local disk) is copied into a new local directory of the caller's instead ({@link #download}). State files are never copied: Flink reads them from the
  * remote file system through the handles in {@code _metadata}, and {@link #uri} gives Flink the
  * remote location wherever it reads or restores one (the handles of a savepoint are relative to it).
  */
@@ -142,18 +145,50 @@ public final class ModelStorage {
         }
     }
 
-    /** Copies a whole remote directory into its mirror (once; a bundle does not change) and returns the mirror. */
-    public static Path download(Path dir) throws IOException {
-        if (!isRemote(dir)) {
-            return dir;
-        }
+    /**
+     * Copies a whole remote directory into the local directory {@code into} (created), file by
+     * file. The caller chooses a new directory for each copy: a copy never writes into files that
+     * another reader (an open bundle) may hold.
+     */
+    public static void download(Path dir, Path into) throws IOException {
         org.apache.flink.core.fs.Path remote = flinkPath(dir);
         FileSystem fs = remote.getFileSystem();
         if (!fs.exists(remote)) {
             throw new IOException("no such directory: " + remote);
         }
-        downloadInto(fs, remote, dir);
-        return dir;
+        downloadInto(fs, remote, into);
+    }
+
+    /**
+     * What tells one state of a remote directory from another: every file under it with its size
+     * and the time it was written, and the content of {@code read} (a small descriptor such as a
+     * model card, which a rewrite within the same second changes too); empty when nothing is there.
+     */
+    public static String fingerprint(Path dir, String read) throws IOException {
+        org.apache.flink.core.fs.Path remote = flinkPath(dir);
+        FileSystem fs = remote.getFileSystem();
+        StringBuilder print = new StringBuilder();
+        fingerprint(fs, remote, "", print);
+        org.apache.flink.core.fs.Path descriptor = new org.apache.flink.core.fs.Path(remote, read);
+        if (fs.exists(descriptor)) {
+            try (InputStream in = fs.open(descriptor)) {
+                print.append('\n').append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+        }
+        return print.toString();
+    }
+
+    private static void fingerprint(FileSystem fs, org.apache.flink.core.fs.Path dir, String prefix, StringBuilder print) throws IOException {
+        FileStatus[] entries = list(fs, dir);
+        Arrays.sort(entries, Comparator.comparing(e -> e.getPath().getName()));
+        for (FileStatus entry : entries) {
+            String name = prefix + entry.getPath().getName();
+            if (entry.isDir()) {
+                fingerprint(fs, entry.getPath(), name + "/", print);
+            } else {
+                print.append(name).append(' ').append(entry.getLen()).append(' ').append(entry.getModificationTime()).append('\n');
+            }
+        }
     }
 
     /** Writes {@code bytes} to {@code file}, a local path or a mirror (then to its remote location). */
