@@ -277,6 +277,39 @@ class ObjectStorageIT {
         }
     }
 
+    /**
+     * {@code serve --watch} of an s3:// bundle: a new bundle uploaded to the same path is noticed
+     * and served (from a new copy, the old one deleted) without being asked for.
+     */
+    @Test
+    void aWatchedBundleOnS3IsReloadedWhenANewOneIsUploadedToItsPath() throws Exception {
+        String path = "s3://" + BUCKET + "/" + topic + "/watched";
+        upload(ModelStorage.local(remoteBundle), ModelStorage.local(path));
+        Path log = dir.resolve("serve-watched.log");
+        Process serve = startServe(log, path, "--watch", "1");
+        try {
+            int port = LauncherProcess.servingPort(serve, log);
+            HttpClient http = HttpClient.newHttpClient();
+            awaitReady(http, port);
+            assertSameScores(served(http, port));
+            Thread.sleep(3_000); // checks that find nothing changed reload nothing
+            assertEquals(1, copies(log).size(), "no reload while the bundle is unchanged: " + Files.readString(log));
+
+            SecondModel b = secondModel();
+            upload(b.bundle(), ModelStorage.local(path));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!close(b.scores(), served(http, port)) && System.nanoTime() < deadline) {
+                Thread.sleep(250);
+            }
+            assertSameScores(b.scores(), served(http, port));
+            List<Path> copies = copies(log);
+            assertTrue(copies.size() >= 2, "a new copy for the changed bundle: " + copies);
+            awaitGone(copies.get(0));
+        } finally {
+            serve.destroyForcibly();
+        }
+    }
+
     /** Waits (at most a minute) until {@code /health/ready} answers 200: the bundle from S3 open and its follower caught up. */
     private static void awaitReady(HttpClient http, int port) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);

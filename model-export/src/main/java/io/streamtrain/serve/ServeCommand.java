@@ -109,7 +109,10 @@ public final class ServeCommand implements Callable<Integer> {
     int reloadTimeoutSeconds;
 
     @Option(names = "--watch", defaultValue = "0", paramLabel = "SECONDS",
-            description = "Check every SECONDS whether --bundle (e.g. a symlink) now names another bundle, and switch to it; 0: off (default: ${DEFAULT-VALUE}).")
+            description = "Check every SECONDS whether the bundle at --bundle changed, and switch to it as POST /admin/reload does:"
+                    + " a local path when it resolves to another directory (e.g. a symlink moved to a new export); an s3://… one"
+                    + " when its files (names, sizes, times) or its model card's content changed (upload model-card.json last); 0: off"
+                    + " (default: ${DEFAULT-VALUE}).")
     int watchSeconds;
 
     @Option(names = "--report-every", defaultValue = "10", description = "Seconds between metrics lines (default: ${DEFAULT-VALUE}).")
@@ -118,6 +121,8 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ScoringServer.Settings settings = settings();
+        // Taken before the first copy: a bundle that changes while it is copied is reloaded at the first check.
+        Object watched = watchSeconds > 0 ? BundleWatcher.version(bundleDir).orElse(null) : null;
         ServedModel first = open(bundleDir, storeDir);
         ScoringServer server = new ScoringServer(settings, first, dir -> open(dir, null));
         CountDownLatch stop = new CountDownLatch(1);
@@ -126,7 +131,7 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.printf("serve: %s model, %d rows, checkpoint %s; listening on %s://%s:%d%n", first.card().modelType(),
                 first.card().contents().rows(), first.card().checkpoint().path(), settings.tls() == null ? "http" : "https",
                 host, server.port());
-        BundleWatcher watcher = watchSeconds > 0 ? new BundleWatcher(bundleDir, Duration.ofSeconds(watchSeconds), server) : null;
+        BundleWatcher watcher = watchSeconds > 0 ? new BundleWatcher(bundleDir, watched, Duration.ofSeconds(watchSeconds), server) : null;
         report(server.metrics(), stop);
         System.out.println("serve: stopping: answering what is in flight");
         server.announceStop();

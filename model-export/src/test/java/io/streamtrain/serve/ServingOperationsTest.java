@@ -161,7 +161,7 @@ class ServingOperationsTest {
         Files.deleteIfExists(link);
         Files.createSymbolicLink(link, bundleA);
         try (ScoringServer server = start(ScoringServer.Settings.of("127.0.0.1", 0, 4, 1 << 16, 100, 100), link);
-                BundleWatcher watcher = new BundleWatcher(link, Duration.ofMillis(100), server)) {
+                BundleWatcher watcher = new BundleWatcher(link, BundleWatcher.version(link).orElseThrow(), Duration.ofMillis(100), server)) {
             URI base = URI.create("http://127.0.0.1:" + server.port());
             HttpClient http = HttpClient.newHttpClient();
             long key = TestTables.key(7);
