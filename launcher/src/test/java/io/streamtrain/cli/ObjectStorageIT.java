@@ -242,14 +242,11 @@ class ObjectStorageIT {
     @Test
     void reloadingTheSamePathAfterANewUploadServesItFromAFreshCopy() throws Exception {
         String path = "s3://" + BUCKET + "/" + topic + "/same-path";
-        upload(ModelStorage.local(remoteBundle), ModelStorage.local(path));
         Path log = dir.resolve("serve-same-path.log");
-        Process serve = startServe(log, path);
+        Process serve = serveTheFirstBundleFrom(path, log);
         try {
             int port = LauncherProcess.servingPort(serve, log);
             HttpClient http = HttpClient.newHttpClient();
-            awaitReady(http, port);
-            assertSameScores(served(http, port));
             Path first = copies(log).get(0);
             assertTrue(Files.isRegularFile(first.resolve("model-card.json")), "the first copy is open: " + first);
 
@@ -284,14 +281,11 @@ class ObjectStorageIT {
     @Test
     void aWatchedBundleOnS3IsReloadedWhenANewOneIsUploadedToItsPath() throws Exception {
         String path = "s3://" + BUCKET + "/" + topic + "/watched";
-        upload(ModelStorage.local(remoteBundle), ModelStorage.local(path));
         Path log = dir.resolve("serve-watched.log");
-        Process serve = startServe(log, path, "--watch", "1");
+        Process serve = serveTheFirstBundleFrom(path, log, "--watch", "1");
         try {
             int port = LauncherProcess.servingPort(serve, log);
             HttpClient http = HttpClient.newHttpClient();
-            awaitReady(http, port);
-            assertSameScores(served(http, port));
             Thread.sleep(3_000); // checks that find nothing changed reload nothing
             assertEquals(1, copies(log).size(), "no reload while the bundle is unchanged: " + Files.readString(log));
 
@@ -330,6 +324,22 @@ class ObjectStorageIT {
         List<Double> scores = new ArrayList<>();
         JSON.readTree(response.body()).get("scores").forEach(s -> scores.add(s.asDouble()));
         return scores;
+    }
+
+    /** Uploads the first bundle to {@code path} and serves it from there until it answers with the first model's scores. */
+    private static Process serveTheFirstBundleFrom(String path, Path log, String... more) throws Exception {
+        upload(ModelStorage.local(remoteBundle), ModelStorage.local(path));
+        Process serve = startServe(log, path, more);
+        try {
+            int port = LauncherProcess.servingPort(serve, log);
+            HttpClient http = HttpClient.newHttpClient();
+            awaitReady(http, port);
+            assertSameScores(served(http, port));
+            return serve;
+        } catch (Exception | AssertionError e) {
+            serve.destroyForcibly();
+            throw e;
+        }
     }
 
     /** {@code serve} of {@code bundle} with the S3 server's settings from {@code --flink-conf}, more options after. */
