@@ -70,18 +70,22 @@ final class SealProtocol implements Serializable {
         return false;
     }
 
-    /** A checkpoint started after the seal has completed: the cut survives any restore. */
+    /**
+     * The cut survives any restore: the cut log holds it, or a checkpoint started after the seal
+     * has completed.
+     */
     boolean isDurable(OpenBatch batch) {
-        return lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot;
+        return batch.isCutLogged() || lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot;
     }
 
     /**
      * Withdraws the seal of the current key's batch if no snapshot has started since it was sealed
      * (so none holds it) and returns true; the arriving record then joins the batch, or closes it by
-     * record time, as if it had never been sealed. False once a checkpoint may hold the seal.
+     * record time, as if it had never been sealed. False once a checkpoint may hold the seal, and
+     * once its cut was sent to the cut log (the cut log may hold it, and a replay would cut there).
      */
     boolean withdraw(OpenBatch batch) {
-        if (lastStartedSnapshot > batch.meta.sealedAfterSnapshot) {
+        if (batch.meta.cutSent || lastStartedSnapshot > batch.meta.sealedAfterSnapshot) {
             return false;
         }
         batch.unseal();
