@@ -16,7 +16,8 @@ public class BatcherMeta {
     public boolean cutSent;
     /**
      * Where a restore reads this partition's cuts from: the cuts-topic offset after its last
-     * acknowledged cut; -1 while it has none (then: where the job started reading the cuts topic).
+     * acknowledged cut, or before any, where the job that created this state started reading the
+     * cuts topic; -1 until then.
      */
     public long cutsFrom = -1;
 

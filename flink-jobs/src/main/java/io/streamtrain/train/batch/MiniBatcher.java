@@ -25,10 +25,12 @@ import org.slf4j.LoggerFactory;
  *   <li>records past a backfill's range and repeated deliveries are dropped;</li>
  *   <li>a record that cannot be trained on goes to the dead letters ({@link Rejections});</li>
  *   <li>it joins its partition's open batch ({@link OpenBatches}), which closes by count ({@link BatchSizeRamp}: smaller for a partition's first
- *       batches) and record time ({@link BatchCutter}), or is held while that batch is sealed and a checkpoint may hold the seal ({@link SealProtocol});</li>
+ *       batches), record time ({@link BatchCutter}) and, in a replay, where the failed attempt's idle cuts are
+ *       recorded ({@link CutReader}), or is held while that batch is sealed and its cut may be durable ({@link SealProtocol});</li>
  *   <li>a closed batch goes out once flow control has a credit for it ({@link BatchEmitter}).</li>
  * </ol>
- * A processing-time timer per partition closes an idle batch through the seal protocol.
+ * A processing-time timer per partition closes an idle batch through the seal protocol, which
+ * records the cut in the cut log ({@link CutWriter}).
  * Time is the operator's processing time, so a test harness sets it.
  */
 public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, MiniBatch>
@@ -225,8 +227,12 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
      */
     private void followRecordedCuts(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws InterruptedException {
         BatcherMeta meta = batch.meta;
-        long from = meta.cutsFrom >= 0 ? meta.cutsFrom : cutLog.startOf(meta.partition);
-        batch.follow(cutReader.recorded(meta.partition, from, meta.nextSeq));
+        if (meta.cutsFrom < 0) {
+            // New state starts where the job that creates it started reading: a later job graph
+            // resumed from this state (a new build, a later start) still reads from here.
+            batch.readCutsFrom(cutLog.startOf(meta.partition));
+        }
+        batch.follow(cutReader.recorded(meta.partition, meta.cutsFrom, meta.nextSeq));
         if (!batch.sealed() && batch.reachedRecordedCut()) {
             cut(batch, ctx, out);
         }

@@ -125,6 +125,12 @@ final class OpenBatch {
         }
     }
 
+    /** Where a restore reads this partition's cuts from, until a cut is acknowledged. */
+    void readCutsFrom(long logOffset) {
+        meta.cutsFrom = logOffset;
+        dirty = true;
+    }
+
     /** The sealed batch's cut is in the cut log. */
     boolean isCutLogged() {
         return cutLogged;
