@@ -1,6 +1,7 @@
 package io.streamtrain.train.batch;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * An idle cut as the cut log records it: batch {@code seq} of source partition {@code partition}
@@ -25,7 +26,7 @@ record Cut(int partition, long seq, long firstOffset, long lastOffset, int size)
         return new Cut(in.getInt(), in.getLong(), in.getLong(), in.getLong(), in.getInt());
     }
 
-    static Cut of(int partition, long seq, java.util.List<BatchRecord> records) {
+    static Cut of(int partition, long seq, List<BatchRecord> records) {
         return new Cut(partition, seq, records.get(0).offset, records.get(records.size() - 1).offset, records.size());
     }
 }
