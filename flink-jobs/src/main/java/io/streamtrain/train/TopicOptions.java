@@ -93,6 +93,9 @@ public final class TopicOptions {
         List<NewTopic> topics = new ArrayList<>();
         topics.add(topic(conf, TrainingOptions.feedbackTopic(conf), conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
                 retention(conf.get(FEEDBACK_RETENTION))));
+        // The cuts topic lives as long as the feedback: a restore rereads both from its checkpoint.
+        topics.add(topic(conf, TrainingOptions.cutsTopic(conf), conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
+                retention(conf.get(FEEDBACK_RETENTION))));
         topics.add(topic(conf, TrainingOptions.appliedTopic(conf), 1, retention(conf.get(APPLIED_RETENTION))));
         topics.add(topic(conf, TrainingOptions.metricsTopic(conf), 1, retention(conf.get(METRICS_RETENTION))));
         topics.add(topic(conf, TrainingOptions.deadLetterTopic(conf), 1, retention(conf.get(DEAD_LETTER_RETENTION))));

@@ -19,6 +19,7 @@ import io.streamtrain.ps.row.DenseParameters;
 import io.streamtrain.ps.row.RowInitializer;
 import io.streamtrain.train.batch.BatchCredits;
 import io.streamtrain.train.batch.BatchSizeRamp;
+import io.streamtrain.train.batch.CutLog;
 import io.streamtrain.train.batch.ExampleValidator;
 import io.streamtrain.train.batch.MiniBatch;
 import io.streamtrain.train.batch.MiniBatcher;
@@ -54,6 +55,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wires the training loop:
@@ -69,6 +72,8 @@ public final class TrainingJob {
     public static final String BACKFILL_SOURCE_UID = "streamtrain-backfill-source";
     /** The feedback source's uid: a run reads its progress through the pushes from its checkpoints' split state. */
     public static final String FEEDBACK_SOURCE_UID = "streamtrain-feedback-source";
+
+    private static final Logger LOG = LoggerFactory.getLogger(TrainingJob.class);
 
     private TrainingJob() {}
 
@@ -154,6 +159,7 @@ public final class TrainingJob {
                         new BatchCredits(kafka, TrainingOptions.appliedTopic(conf),
                                 conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis(),
                                 conf.get(TrainingOptions.CREDIT_HARD_CAP).toMillis()),
+                        cutLog(conf, kafka),
                         conf.get(TrainingOptions.METRICS_REPORT_INTERVAL).toMillis())))
                 .uid("streamtrain-batcher")
                 .name("batcher");
@@ -203,6 +209,26 @@ public final class TrainingJob {
                 batches.getSideOutput(MiniBatcher.DEAD_LETTERS),
                 conf.contains(TrainingOptions.MODEL_UPDATES_TOPIC)
                         ? Optional.of(rows.getSideOutput(ParameterServer.ROWS_CHANGED)) : Optional.empty());
+    }
+
+    /**
+     * The batcher's cut log, with the cuts topic's end now as a fresh job's start (like the
+     * feedback source's): its failed attempts find each other's cuts, never an earlier job's.
+     */
+    private static CutLog cutLog(Configuration conf, KafkaConnection kafka) {
+        if (!conf.get(TrainingOptions.IDLE_CUT_LOG)) {
+            return CutLog.off();
+        }
+        String topic = TrainingOptions.cutsTopic(conf);
+        try (KafkaProgress progress = new KafkaProgress(kafka)) {
+            Map<Integer, Long> start = new HashMap<>();
+            progress.endOffsets(topic).forEach((tp, offset) -> start.put(tp.partition(), offset));
+            return CutLog.on(kafka, topic, start);
+        } catch (Exception e) {
+            LOG.warn("cannot read the cuts topic {} ({}): idle batches wait for a checkpoint. Create it (the job creates"
+                    + " its topics when it may) or set {} to false", topic, e.toString(), TrainingOptions.IDLE_CUT_LOG.key());
+            return CutLog.off();
+        }
     }
 
     private static Map<Integer, Long> stopOffsets(Configuration conf) {

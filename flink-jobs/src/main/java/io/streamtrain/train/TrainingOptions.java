@@ -152,7 +152,15 @@ public final class TrainingOptions {
                     .withDescription(
                             "A batch closes early when a record's timestamp is this much later than its first"
                                     + " record's, or when its partition has been idle this long (then it is emitted"
-                                    + " after the next checkpoint, to keep replays deterministic).");
+                                    + " once the cuts topic or a checkpoint holds the cut, to keep replays deterministic).");
+
+    public static final ConfigOption<Boolean> IDLE_CUT_LOG =
+            ConfigOptions.key("streamtrain.train.idle-cut-log")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription("Record each idle cut in the cuts topic (<feedback topic>.cuts), so that an idle"
+                            + " partition's last batch goes out once Kafka has the cut rather than after the next"
+                            + " checkpoint (docs/decisions/0018). false: it waits for a checkpoint.");
 
     public static final ConfigOption<Integer> MAX_BATCHES_IN_FLIGHT =
             ConfigOptions.key("streamtrain.train.max-batches-in-flight")
@@ -377,6 +385,11 @@ public final class TrainingOptions {
 
     public static String feedbackTopic(Configuration conf) {
         return conf.getOptional(FEEDBACK_TOPIC).orElse(conf.get(TOPIC) + ".feedback");
+    }
+
+    /** Where the batcher records its idle cuts: one per feedback topic, as that is one per lineage. */
+    public static String cutsTopic(Configuration conf) {
+        return feedbackTopic(conf) + ".cuts";
     }
 
     public static String appliedTopic(Configuration conf) {

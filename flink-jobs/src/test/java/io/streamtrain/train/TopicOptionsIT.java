@@ -51,6 +51,12 @@ class TopicOptionsIT {
             assertEquals(3, admin.describeTopics(List.of(topic + ".metrics")).allTopicNames().get().get(topic + ".metrics").partitions().size());
             assertEquals(conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
                     admin.describeTopics(List.of(topic + ".feedback")).allTopicNames().get().get(topic + ".feedback").partitions().size());
+            String cuts = topic + ".feedback.cuts";
+            assertEquals(String.valueOf(Duration.ofDays(2).toMillis()),
+                    admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, cuts))).all().get(30, TimeUnit.SECONDS)
+                            .values().iterator().next().get("retention.ms").value(), "the cuts topic lives as long as the feedback");
+            assertEquals(conf.get(TrainingOptions.FEEDBACK_PARTITIONS),
+                    admin.describeTopics(List.of(cuts)).allTopicNames().get().get(cuts).partitions().size());
         }
     }
 

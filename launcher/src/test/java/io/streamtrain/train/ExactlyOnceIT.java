@@ -30,6 +30,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -92,6 +93,43 @@ class ExactlyOnceIT {
         for (ConsumerRecord<byte[], byte[]> r : dead) {
             assertEquals("not-avro", codec.decode(r.value()).getReason());
         }
+    }
+
+    /**
+     * A failure right after idle cuts that only the cut log holds (decisions/0018): input in bursts
+     * with idle gaps, checkpoints far apart, and each batcher's first attempt failing a few bursts
+     * in, before the first checkpoint. The restart replays everything, with records ahead of each
+     * idle cut, and must cut where the failed attempt's pushes were cut (without reading the cut
+     * log it does not, and the count is off).
+     */
+    @Test
+    void everyRecordIsCountedExactlyOnceWhenAFailureFollowsIdleCutsNoCheckpointHolds(@TempDir Path checkpoints) throws Exception {
+        String topic = "oracle-idle-cuts-" + System.nanoTime();
+        kafka.createTopic(topic, 4);
+        TestExamples examples = new TestExamples(7);
+        // One record time for all: no batch closes by record time, so a replay that ignored the cut
+        // log would cut by size where the failed attempt cut idle batches.
+        long recordTime = System.currentTimeMillis();
+        TrainingSummary run;
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            Thread bursts = new Thread(() -> {
+                for (int burst = 0; burst < 6; burst++) {
+                    examples.produce(producer, topic, 200, recordTime);
+                    sleep(4_000); // the job catches up and cuts its partitions idle
+                }
+            });
+            bursts.start();
+            TrainingRun.Settings settings = settings(ModelKind.FM, topic, checkpoints, 350);
+            run = TrainingRun.run(new TrainingRun.Settings(settings.conf(), checkpoints, settings.parallelism(),
+                    Duration.ofSeconds(40), Duration.ofSeconds(6), true, System.err));
+            bursts.join();
+        }
+        System.err.println("run: " + run.line());
+        assertTrue(run.restarts() >= 1, "the injected failure restarted the job: " + run.line());
+        assertEquals(1_200, run.records(), run.line());
+        assertTrue(!kafka.readAll(topic + ".feedback.cuts", false, Duration.ofSeconds(5)).isEmpty(), "idle cuts went through the cut log");
+        ModelInfo info = ModelInfo.read(checkpoints);
+        examples.assertCountedExactlyOnce(CheckpointRows.readAll(LatestCheckpoint.in(checkpoints), info));
     }
 
     /**

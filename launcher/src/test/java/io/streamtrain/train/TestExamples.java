@@ -134,9 +134,14 @@ public final class TestExamples {
 
     /** Sends {@code count} examples and fails unless the broker acknowledged every one: the truth must be what Kafka holds. */
     public void produce(KafkaProducer<byte[], byte[]> producer, String topic, int count) {
+        produce(producer, topic, count, null);
+    }
+
+    /** The same, each record with record time {@code timestamp} (null: the producer's clock). */
+    public void produce(KafkaProducer<byte[], byte[]> producer, String topic, int count, Long timestamp) {
         List<Future<RecordMetadata>> sent = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            sent.add(producer.send(new ProducerRecord<>(topic, codec.encode(next()))));
+            sent.add(producer.send(new ProducerRecord<>(topic, null, timestamp, null, codec.encode(next()))));
         }
         producer.flush();
         try {

@@ -25,10 +25,12 @@ import org.slf4j.LoggerFactory;
  *   <li>records past a backfill's range and repeated deliveries are dropped;</li>
  *   <li>a record that cannot be trained on goes to the dead letters ({@link Rejections});</li>
  *   <li>it joins its partition's open batch ({@link OpenBatches}), which closes by count ({@link BatchSizeRamp}: smaller for a partition's first
- *       batches) and record time ({@link BatchCutter}), or is held while that batch is sealed and a checkpoint may hold the seal ({@link SealProtocol});</li>
+ *       batches), record time ({@link BatchCutter}) and, in a replay, where the failed attempt's idle cuts are
+ *       recorded ({@link CutReader}), or is held while that batch is sealed and its cut may be durable ({@link SealProtocol});</li>
  *   <li>a closed batch goes out once flow control has a credit for it ({@link BatchEmitter}).</li>
  * </ol>
- * A processing-time timer per partition closes an idle batch through the seal protocol.
+ * A processing-time timer per partition closes an idle batch through the seal protocol, which
+ * records the cut in the cut log ({@link CutWriter}).
  * Time is the operator's processing time, so a test harness sets it.
  */
 public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, MiniBatch>
@@ -48,10 +50,14 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private final SealProtocol seals;
     private final BatchEmitter emitter;
     private final LagReporter reporter;
+    private final CutLog cutLog;
     private final Rejections rejections = new Rejections();
 
     private transient TaskAccess task;
     private transient OpenBatches batches;
+    /** Null without a cut log. */
+    private transient CutWriter cutWriter;
+    private transient CutReader cutReader;
     private transient Counter recordsIn;
     private transient Counter duplicatesDropped;
     private transient Counter beyondRange;
@@ -64,7 +70,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private transient long recordsAwaitingBatch;
 
     public MiniBatcher(KeyGroups keyGroups, long[] denseKeys, BatchSizeRamp batchSizes, long maxWaitMs, ExampleValidator validator, long injectFailureAfter,
-                       String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits, long reportEveryMs) {
+                       String topic, PartitionTail tail, PartitionLag lag, BatchCredits credits, CutLog cutLog, long reportEveryMs) {
         this.cutter = new BatchCutter(batchSizes, maxWaitMs);
         this.validator = validator;
         this.tail = tail;
@@ -72,6 +78,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         this.seals = new SealProtocol(topic, tail, maxWaitMs);
         this.emitter = new BatchEmitter(keyGroups, denseKeys, credits);
         this.reporter = new LagReporter(lag, reportEveryMs);
+        this.cutLog = cutLog;
     }
 
     @Override
@@ -99,6 +106,10 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         emitter.open(group, task);
         seals.open(getRuntimeContext());
         batches = new OpenBatches(getRuntimeContext(), reporter.lag(), cutter.fullBatchSize());
+        if (cutLog.isOn()) {
+            cutReader = CutReader.open(cutLog, cutLog.partitions(), task.threadName("cuts-reader"));
+            cutWriter = CutWriter.open(cutLog, task.mailbox(), group, this::cutLogged, task.threadName("cuts"));
+        }
     }
 
     @Override
@@ -111,7 +122,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             return;
         }
         recordsIn.inc();
-        OpenBatch batch = load(ctx.getCurrentKey(), record.partition, now);
+        OpenBatch batch = load(ctx.getCurrentKey(), record.partition, now, ctx, out);
         if (!batch.take(record.offset)) {
             duplicatesDropped.inc();
             LOG.warn("dropped a duplicate delivery of {}-{} offset {} (expected offset >= {})",
@@ -138,7 +149,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         }
         batch.add(r, now);
         recordsAwaitingBatch++;
-        if (cutter.isFull(batch)) {
+        if (cutter.isFull(batch) || batch.reachedRecordedCut()) {
             cut(batch, ctx, out);
         }
     }
@@ -154,7 +165,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             return;
         }
         reporter.maybeReport(now, ctx);
-        OpenBatch batch = load(ctx.getCurrentKey(), -1, now);
+        OpenBatch batch = load(ctx.getCurrentKey(), -1, now, ctx, out);
         if (batch.sealed()) {
             if (seals.isDurable(batch)) {
                 release(batch, now, ctx, out);
@@ -162,9 +173,22 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
                 ctx.timerService().registerProcessingTimeTimer(now + SealProtocol.POLL_MS);
             }
         } else if (!batch.isEmpty()) {
-            ctx.timerService().registerProcessingTimeTimer(seals.sealIfIdle(batch, now)
+            boolean sealed = seals.sealIfIdle(batch, now);
+            if (sealed && cutWriter != null) {
+                cutWriter.send(ctx.getCurrentKey(), Cut.of(batch.partition(), batch.nextSeq(), batch.records()));
+                batch.cutSent();
+            }
+            ctx.timerService().registerProcessingTimeTimer(sealed
                     ? now + SealProtocol.POLL_MS
                     : Math.max(batch.lastArrival(), now) + cutter.maxWaitMs());
+        }
+    }
+
+    /** A mail: the cut log holds a cut of partition key {@code key}; its seal is durable now. */
+    private void cutLogged(int key, Cut cut, long logOffset) {
+        OpenBatch batch = batches.get(key);
+        if (batch != null) {
+            batch.cutLogged(cut.seq(), logOffset);
         }
     }
 
@@ -185,13 +209,33 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         emitter.emit(batch.partition(), batch.takeSeq(), records, out);
     }
 
-    private OpenBatch load(Integer key, int partition, long now) throws Exception {
+    private OpenBatch load(Integer key, int partition, long now, Context ctx, Collector<MiniBatch> out) throws Exception {
         OpenBatch batch = batches.get(key);
         if (batch == null) {
             batch = batches.load(key, partition, now);
             recordsAwaitingBatch += batch.size() + seals.heldCount();
+            if (cutReader != null) {
+                followRecordedCuts(batch, ctx, out);
+            }
         }
         return batch;
+    }
+
+    /**
+     * Reads the cuts a failed attempt recorded for the batch's partition since the restored state
+     * (decisions/0018): this run cuts there too, at once if the restored batch already reaches one.
+     */
+    private void followRecordedCuts(OpenBatch batch, Context ctx, Collector<MiniBatch> out) throws InterruptedException {
+        BatcherMeta meta = batch.meta;
+        if (meta.cutsFrom < 0) {
+            // New state starts where the job that creates it started reading: a later job graph
+            // resumed from this state (a new build, a later start) still reads from here.
+            batch.readCutsFrom(cutLog.startOf(meta.partition));
+        }
+        batch.follow(cutReader.recorded(meta.partition, meta.cutsFrom, meta.nextSeq));
+        if (!batch.sealed() && batch.reachedRecordedCut()) {
+            cut(batch, ctx, out);
+        }
     }
 
     /**
@@ -215,6 +259,10 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
 
     @Override
     public void close() throws Exception {
+        if (cutWriter != null) {
+            cutWriter.close();
+            cutReader.close();
+        }
         seals.close();
         reporter.close();
         emitter.close();

@@ -2,6 +2,8 @@ package io.streamtrain.train.batch;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,6 +21,10 @@ final class OpenBatch {
     private long lastArrival;
     /** Changed since its last write to state. */
     private boolean dirty;
+    /** The seal's cut is in the cut log. */
+    private boolean cutLogged;
+    /** Per sequence number, where a failed attempt cut this partition's idle batches: a replay cuts there too. */
+    private NavigableMap<Long, Cut> recordedCuts = new TreeMap<>();
 
     OpenBatch(BatcherMeta meta, AtomicLong nextOffset, int batchSize, Iterable<BatchRecord> restored, long now) {
         this.meta = meta;
@@ -99,7 +105,49 @@ final class OpenBatch {
 
     void unseal() {
         meta.sealed = false;
+        meta.cutSent = false;
+        cutLogged = false;
         dirty = true;
+    }
+
+    /** The seal's cut went to the cut log. */
+    void cutSent() {
+        meta.cutSent = true;
+        dirty = true;
+    }
+
+    /** The cut log holds batch {@code seq}'s cut at {@code logOffset}. */
+    void cutLogged(long seq, long logOffset) {
+        meta.cutsFrom = Math.max(meta.cutsFrom, logOffset + 1);
+        dirty = true;
+        if (meta.sealed && meta.cutSent && meta.nextSeq == seq) {
+            cutLogged = true;
+        }
+    }
+
+    /** Where a restore reads this partition's cuts from, until a cut is acknowledged. */
+    void readCutsFrom(long logOffset) {
+        meta.cutsFrom = logOffset;
+        dirty = true;
+    }
+
+    /** The sealed batch's cut is in the cut log. */
+    boolean isCutLogged() {
+        return cutLogged;
+    }
+
+    /** The cuts a failed attempt recorded for this partition, which this run follows. */
+    void follow(NavigableMap<Long, Cut> recorded) {
+        this.recordedCuts = recorded;
+    }
+
+    /** The batch holds the record a recorded cut of its sequence number ends with: it closes there. */
+    boolean reachedRecordedCut() {
+        if (records.isEmpty() || recordedCuts.isEmpty()) {
+            return false;
+        }
+        Cut cut = recordedCuts.get(meta.nextSeq);
+        return cut != null && records.get(records.size() - 1).offset >= cut.lastOffset();
     }
 
     /** The sequence number this batch will take when it closes. */

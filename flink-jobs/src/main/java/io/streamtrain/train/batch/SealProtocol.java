@@ -9,20 +9,22 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 
 /**
  * Closes an idle partition's open batch without breaking replay. Closing after max-wait of
- * wall-clock time is not a function of the records, so the batch is <em>sealed</em> in state and
- * released (emitted) only after a checkpoint containing the seal completes; records arriving
- * meanwhile are held and join the batches after it. A restore therefore sees either no seal (and
- * re-cuts by {@link BatchCutter}'s rules) or the durable seal. A record that arrives before any
- * snapshot has started since the seal {@linkplain #withdraw withdraws} it instead: no checkpoint
- * can hold that seal, so the batch goes on as if never sealed, and a producer's pause of a little
- * more than max-wait does not hold the partition back for a checkpoint interval. A partition is sealed only when
- * Kafka holds no record after the open batch ({@link PartitionTail}): a replay, which looks idle
- * for a moment while its restarted source catches up, must not cut where the failed run cut later
- * and already pushed beyond.
+ * wall-clock time is not a function of the records, so the batch is <em>sealed</em> and released
+ * (emitted) only once the cut is durable: the cut log ({@link CutLog}) has acknowledged the cut
+ * record sent with the seal, or a checkpoint containing the seal has completed, whichever comes
+ * first; records arriving meanwhile are held and join the batches after it. A restore therefore
+ * sees either the durable seal, or the cut in the cut log (and cuts there again), or neither (and
+ * re-cuts by {@link BatchCutter}'s rules), decisions/0018. Without a cut log, or while its
+ * writes fail, only the checkpoint releases the seal; then a record that arrives before any
+ * snapshot has started since the seal {@linkplain #withdraw withdraws} it: no checkpoint can hold
+ * that seal, so the batch goes on as if never sealed (decisions/0017). A seal whose cut was sent
+ * is never withdrawn. A partition is sealed only when Kafka holds no record after the open batch
+ * ({@link PartitionTail}): a replay, which looks idle for a moment while its restarted source
+ * catches up, must not cut where the failed run cut later and already pushed beyond.
  */
 final class SealProtocol implements Serializable {
     private static final long serialVersionUID = 1L;
-    /** How often a sealed batch asks whether its checkpoint has completed. */
+    /** How often a sealed batch asks whether its cut has become durable. */
     static final long POLL_MS = 50;
 
     private final String topic;
@@ -70,18 +72,22 @@ final class SealProtocol implements Serializable {
         return false;
     }
 
-    /** A checkpoint started after the seal has completed: the cut survives any restore. */
+    /**
+     * The cut survives any restore: the cut log holds it, or a checkpoint started after the seal
+     * has completed.
+     */
     boolean isDurable(OpenBatch batch) {
-        return lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot;
+        return batch.isCutLogged() || lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot;
     }
 
     /**
      * Withdraws the seal of the current key's batch if no snapshot has started since it was sealed
      * (so none holds it) and returns true; the arriving record then joins the batch, or closes it by
-     * record time, as if it had never been sealed. False once a checkpoint may hold the seal.
+     * record time, as if it had never been sealed. False once a checkpoint may hold the seal, and
+     * once its cut was sent to the cut log (the cut log may hold it, and a replay would cut there).
      */
     boolean withdraw(OpenBatch batch) {
-        if (lastStartedSnapshot > batch.meta.sealedAfterSnapshot) {
+        if (batch.meta.cutSent || lastStartedSnapshot > batch.meta.sealedAfterSnapshot) {
             return false;
         }
         batch.unseal();

@@ -120,7 +120,7 @@ class BatchCreditsIT {
         BatchCredits credits = new BatchCredits(connection, missing, 1, CREDIT_WAIT_MS, TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis());
         Exception e = assertThrows(Exception.class, () -> BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, new long[0],
                 BatchSizeRamp.constant(1), 1_000_000, new ExampleValidator(100), 0, examples, new PartitionTail(connection),
-                new PartitionLag(connection, examples, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()), credits,
+                new PartitionLag(connection, examples, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()), credits, CutLog.off(),
                 TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis()), 1, 0, null, 0).close());
         String messages = "";
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -147,7 +147,7 @@ class BatchCreditsIT {
                     TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis());
             // A max-wait far beyond the test's processing time: no idle check interferes.
             harness = BatcherHarness.open(new MiniBatcher(BatcherHarness.KEY_GROUPS, new long[0], BatchSizeRamp.constant(1), 1_000_000, new ExampleValidator(100), 0,
-                    examples, new PartitionTail(connection), new PartitionLag(connection, examples, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()), credits,
+                    examples, new PartitionTail(connection), new PartitionLag(connection, examples, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()), credits, CutLog.off(),
                     TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis()), 1, 0, null, 0);
         }
 

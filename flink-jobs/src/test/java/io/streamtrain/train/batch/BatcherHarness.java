@@ -7,9 +7,11 @@ import io.streamtrain.schema.Example;
 import io.streamtrain.schema.Feature;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
 /** A {@link MiniBatcher} in Flink's keyed operator test harness, with records and what came out of it. */
@@ -56,6 +58,20 @@ final class BatcherHarness {
     static List<String> cuts(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher) {
         return batcher.extractOutputValues().stream()
                 .map(b -> b.sourcePartition + "#" + b.batchSeq + ":" + b.firstOffset + "-" + b.lastOffset).toList();
+    }
+
+    /** Runs the next mail of the operator's mailbox on this (the task's) thread, waiting up to 20 s for one. */
+    static void runMail(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            var mail = batcher.getTaskMailbox().tryTake(TaskMailbox.MIN_PRIORITY);
+            if (mail.isPresent()) {
+                mail.get().run();
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("no mail within 20 s");
     }
 
     static List<PullRequest> pulls(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher) {

@@ -5,6 +5,7 @@ import static io.streamtrain.train.batch.BatcherHarness.KEY_GROUPS;
 import static io.streamtrain.train.batch.BatcherHarness.MAX_PARALLELISM;
 import static io.streamtrain.train.batch.BatcherHarness.cuts;
 import static io.streamtrain.train.batch.BatcherHarness.pulls;
+import static io.streamtrain.train.batch.BatcherHarness.runMail;
 import static io.streamtrain.train.batch.BatcherHarness.snapshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,18 +13,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.streamtrain.ps.message.PullRequest;
 import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.TrainingOptions;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /**
  * The batcher alone, through Flink's operator test harness: cuts by count and by record time, the
  * same cuts after a restore, the seal protocol, and snapshots restored at another parallelism.
- * Processing time is the harness's; the seal's drain check asks a real broker.
+ * Processing time is the harness's; the seal's drain check and the cut log use a real broker.
  */
 class MiniBatcherHarnessIT {
     private static final long MAX_WAIT_MS = 1000;
@@ -31,9 +38,14 @@ class MiniBatcherHarnessIT {
     private final KafkaFixture kafka = KafkaFixture.shared();
     /** The examples topic as the seal's drain check sees it: empty unless a test writes to it. */
     private final String topic = topic("examples");
+    /** The cuts topic, empty when the job (each test) is built: a fresh job reads it from offset 0. */
+    private final String cutsTopic = topic("cuts");
+    private final CutLog cutLog;
 
     MiniBatcherHarnessIT() {
         kafka.createTopic(topic, 2);
+        kafka.createTopic(cutsTopic, 2);
+        cutLog = CutLog.on(kafka.connection(), cutsTopic, Map.of(0, 0L, 1, 0L));
     }
 
     @Test
@@ -128,6 +140,94 @@ class MiniBatcherHarnessIT {
     }
 
     @Test
+    void anIdleBatchGoesOutOnceTheCutLogHasItsCutWithoutACheckpoint() throws Exception {
+        try (var batcher = batcher(100, 1, 0, null, 0, cutLog)) {
+            feed(batcher, 0, 0, 3, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS); // idle and drained: sealed, its cut sent
+            assertEquals(List.of(), cuts(batcher), "sent, not acknowledged yet");
+            runMail(batcher); // the broker's acknowledgement
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.POLL_MS);
+            assertEquals(List.of("0#0:0-2"), cuts(batcher), "no checkpoint was taken: the cut log made the cut durable");
+        }
+        assertEquals(List.of(new Cut(0, 0, 0, 2, 3)), loggedCuts(0));
+    }
+
+    @Test
+    void aSealWhoseCutWasSentIsNotWithdrawn() throws Exception {
+        try (var batcher = batcher(100, 1, 0, null, 0, cutLog)) {
+            feed(batcher, 0, 0, 3, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS); // sealed, its cut sent
+            batcher.processElement(record(0, 3, MAX_WAIT_MS / 2), 0); // within max-wait by record time, yet held: the log may hold the cut
+            runMail(batcher);
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.POLL_MS);
+            batcher.processElement(record(0, 4, 3 * MAX_WAIT_MS), 0); // too late by record time: closes the batch of the held record
+            assertEquals(List.of("0#0:0-2", "0#1:3-3"), cuts(batcher));
+        }
+    }
+
+    /**
+     * A run cuts an idle batch through the cut log and fails before any checkpoint after it; its
+     * replay from an earlier snapshot (or from nothing, a fresh job's restart) gets offsets 0 to 5
+     * at once, so its partition never looks idle and the batch would reach offset 5: the cut log
+     * has it close after offset 2 as before, where the failed run's pushes of batch 0 ended.
+     */
+    @Test
+    void aReplayCutsWhereTheCutLogSaysAlthoughMoreRecordsHaveArrived() throws Exception {
+        OperatorSubtaskState beforeOffset2;
+        OperatorSubtaskState holdingOffset2;
+        try (var batcher = batcher(100, 1, 0, null, 0, cutLog)) {
+            feed(batcher, 0, 0, 2, 0);
+            beforeOffset2 = snapshot(batcher, 1);
+            feed(batcher, 0, 2, 3, 0);
+            holdingOffset2 = snapshot(batcher, 2); // the open batch holds the cut's last record, unsealed
+            batcher.setProcessingTime(MAX_WAIT_MS);
+            runMail(batcher);
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.POLL_MS);
+            assertEquals(List.of("0#0:0-2"), cuts(batcher));
+        }
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            for (int i = 0; i < 6; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, new byte[] {(byte) i})).get();
+            }
+        }
+        List<String> expected = List.of("0#0:0-2", "0#1:3-5");
+        assertEquals(expected, replay(null, 0, 0), "a fresh job's restart");
+        assertEquals(expected, replay(beforeOffset2, 1, 2), "restored before the cut's last record: closes right after it");
+        assertEquals(expected, replay(holdingOffset2, 2, 3), "restored holding the cut's last record: closes at once");
+        assertEquals(List.of("0#0:0-5"), replay(beforeOffset2, 1, 2, CutLog.off()), "without the cut log the replay would cut elsewhere");
+    }
+
+    private List<String> replay(OperatorSubtaskState restored, long checkpoint, long fromOffset) throws Exception {
+        return replay(restored, checkpoint, fromOffset, cutLog);
+    }
+
+    /** The batcher restored, fed offsets from {@code fromOffset} to 5 and then one late by record time: its cuts. */
+    private List<String> replay(OperatorSubtaskState restored, long checkpoint, long fromOffset, CutLog log) throws Exception {
+        try (var batcher = batcher(100, 1, 0, restored, checkpoint, log)) {
+            feed(batcher, 0, fromOffset, 6, 0);
+            batcher.processElement(record(0, 6, 3 * MAX_WAIT_MS), 0);
+            return cuts(batcher);
+        }
+    }
+
+    /** The cuts recorded in partition {@code partition} of the cuts topic. */
+    private List<Cut> loggedCuts(int partition) {
+        List<Cut> cuts = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = kafka.connection().client().consumer()) {
+            TopicPartition tp = new TopicPartition(cutsTopic, partition);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            while (consumer.position(tp) < end) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    cuts.add(Cut.fromBytes(r.value()));
+                }
+            }
+        }
+        return cuts;
+    }
+
+    @Test
     void aBatchIsNotSealedWhileKafkaHoldsRecordsAfterIt() throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
             for (int i = 0; i < 4; i++) {
@@ -205,10 +305,17 @@ class MiniBatcherHarnessIT {
 
     private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
             int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint) throws Exception {
+        return batcher(batchSize, parallelism, subtask, restored, restoredCheckpoint, CutLog.off());
+    }
+
+    private KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher(
+            int batchSize, int parallelism, int subtask, OperatorSubtaskState restored, long restoredCheckpoint, CutLog cutLog)
+            throws Exception {
         KafkaConnection connection = kafka.connection();
         var batcher = new MiniBatcher(KEY_GROUPS, new long[0], BatchSizeRamp.constant(batchSize), MAX_WAIT_MS, new ExampleValidator(100), 0, topic,
                 new PartitionTail(connection), new PartitionLag(connection, topic, TrainingOptions.LAG_REFRESH_INTERVAL.defaultValue().toMillis()),
                 new BatchCredits(connection, topic("applied"), 0, 20, TrainingOptions.CREDIT_HARD_CAP.defaultValue().toMillis()),
+                cutLog,
                 TrainingOptions.METRICS_REPORT_INTERVAL.defaultValue().toMillis());
         return BatcherHarness.open(batcher, parallelism, subtask, restored, restoredCheckpoint);
     }

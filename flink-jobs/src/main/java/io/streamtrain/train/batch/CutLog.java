@@ -1,0 +1,73 @@
+package io.streamtrain.train.batch;
+
+import io.streamtrain.kafka.KafkaConnection;
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Where the batcher records its idle cuts so that they are durable before a checkpoint is
+ * (decisions/0018): the job's cuts topic, and where a fresh job starts reading it (the topic's
+ * end when the job was built, so that a fresh job that fails before its first checkpoint finds
+ * its failed attempt's cuts but never an earlier job's). A source partition's cuts all go to one
+ * cuts partition, the source partition modulo the cuts topic's partitions when the job was built.
+ * {@link #off()}: seals wait for a checkpoint (decisions/0017).
+ */
+public final class CutLog implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final KafkaConnection kafka;
+    private final String topic;
+    /** Per cuts partition, where a fresh job reads from. */
+    private final HashMap<Integer, Long> start;
+
+    private CutLog(KafkaConnection kafka, String topic, Map<Integer, Long> start) {
+        this.kafka = kafka;
+        this.topic = topic;
+        this.start = new HashMap<>(start);
+    }
+
+    /** The cut log on {@code topic}, whose partitions a fresh job reads from {@code start}. */
+    public static CutLog on(KafkaConnection kafka, String topic, Map<Integer, Long> start) {
+        if (start.isEmpty()) {
+            throw new IllegalArgumentException("the cuts topic " + topic + " has no partitions");
+        }
+        return new CutLog(kafka, topic, start);
+    }
+
+    /** No cut log: an idle batch is released by a checkpoint only. */
+    public static CutLog off() {
+        return new CutLog(null, null, Map.of());
+    }
+
+    boolean isOn() {
+        return topic != null;
+    }
+
+    KafkaConnection kafka() {
+        return kafka;
+    }
+
+    String topic() {
+        return topic;
+    }
+
+    int partitions() {
+        return start.size();
+    }
+
+    /** The cuts partition that records {@code sourcePartition}'s cuts. */
+    int partitionOf(int sourcePartition) {
+        return sourcePartition % start.size();
+    }
+
+    /** Where a partition without batcher state (a fresh job's) reads its cuts from. */
+    long startOf(int sourcePartition) {
+        return start.get(partitionOf(sourcePartition));
+    }
+
+    @Override
+    public String toString() {
+        return isOn() ? "cut log " + topic : "no cut log";
+    }
+}
