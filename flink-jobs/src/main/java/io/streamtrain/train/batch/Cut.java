@@ -11,6 +11,16 @@ import java.util.List;
 record Cut(int partition, long seq, long firstOffset, long lastOffset, int size) {
     private static final byte VERSION = 1;
     private static final int BYTES = 1 + 4 + 8 + 8 + 8 + 4;
+    /** A reader's fence ({@link CutReader}): no cut, only a place in the log. */
+    private static final byte[] FENCE = {0};
+
+    static byte[] fence() {
+        return FENCE.clone();
+    }
+
+    static boolean isFence(byte[] bytes) {
+        return bytes != null && bytes.length == 1 && bytes[0] == FENCE[0];
+    }
 
     byte[] toBytes() {
         return ByteBuffer.allocate(BYTES).put(VERSION).putInt(partition).putLong(seq).putLong(firstOffset)

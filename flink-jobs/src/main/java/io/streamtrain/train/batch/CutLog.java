@@ -2,8 +2,11 @@ package io.streamtrain.train.batch;
 
 import io.streamtrain.kafka.KafkaConnection;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.java.tuple.Tuple3;
 
 /**
  * Where the batcher records its idle cuts so that they are durable before a checkpoint is
@@ -59,6 +62,35 @@ public final class CutLog implements Serializable {
     /** The cuts partition that records {@code sourcePartition}'s cuts. */
     int partitionOf(int sourcePartition) {
         return sourcePartition % start.size();
+    }
+
+    /**
+     * This log with the start of the lineage it continues: {@code restored} holds (topic, cuts
+     * partition, start) as {@link #lineageStart()} gave them to a checkpoint of an earlier job
+     * (a resume, a backfill's hand-over). A partition without batcher state in that checkpoint
+     * may have been cut idle by the earlier job after it, so it reads from the lineage's start,
+     * not from this job's. Entries of another topic are ignored.
+     */
+    CutLog continuing(Iterable<Tuple3<String, Integer, Long>> restored) {
+        if (!isOn()) {
+            return this;
+        }
+        Map<Integer, Long> lineage = new HashMap<>(start);
+        for (Tuple3<String, Integer, Long> e : restored) {
+            if (topic.equals(e.f0) && lineage.containsKey(e.f1)) {
+                lineage.merge(e.f1, e.f2, Math::min);
+            }
+        }
+        return new CutLog(kafka, topic, lineage);
+    }
+
+    /** (topic, cuts partition, start) of this lineage, for {@link #continuing} in a later job. */
+    List<Tuple3<String, Integer, Long>> lineageStart() {
+        List<Tuple3<String, Integer, Long>> entries = new ArrayList<>();
+        if (isOn()) {
+            start.forEach((partition, offset) -> entries.add(Tuple3.of(topic, partition, offset)));
+        }
+        return entries;
     }
 
     /** Where a partition without batcher state (a fresh job's) reads its cuts from. */

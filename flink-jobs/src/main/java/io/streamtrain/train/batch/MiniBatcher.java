@@ -7,6 +7,10 @@ import io.streamtrain.train.worker.WindowReport;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -50,10 +54,12 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     private final SealProtocol seals;
     private final BatchEmitter emitter;
     private final LagReporter reporter;
-    private final CutLog cutLog;
+    /** Replaced on restore by the same log with its lineage's start ({@link CutLog#continuing}). */
+    private CutLog cutLog;
     private final Rejections rejections = new Rejections();
 
     private transient TaskAccess task;
+    private transient ListState<Tuple3<String, Integer, Long>> cutLogStart;
     private transient OpenBatches batches;
     /** Null without a cut log. */
     private transient CutWriter cutWriter;
@@ -82,8 +88,14 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     }
 
     @Override
-    public void initializeState(FunctionInitializationContext context) {
+    public void initializeState(FunctionInitializationContext context) throws Exception {
         seals.restored(context.getRestoredCheckpointId().orElse(0L));
+        // Union state: every subtask learns the lineage's start, whichever partitions it gets.
+        cutLogStart = context.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("cut-log-start",
+                Types.TUPLE(Types.STRING, Types.INT, Types.LONG)));
+        if (context.isRestored()) {
+            cutLog = cutLog.continuing(cutLogStart.get());
+        }
     }
 
     /** Set by {@link MiniBatcherOperator} before {@link #open}: what of the task a credit wait uses. */
@@ -170,7 +182,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
             if (seals.isDurable(batch)) {
                 release(batch, now, ctx, out);
             } else {
-                ctx.timerService().registerProcessingTimeTimer(now + SealProtocol.POLL_MS);
+                ctx.timerService().registerProcessingTimeTimer(seals.nextPoll(batch, now));
             }
         } else if (!batch.isEmpty()) {
             boolean sealed = seals.sealIfIdle(batch, now);
@@ -179,7 +191,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
                 batch.cutSent();
             }
             ctx.timerService().registerProcessingTimeTimer(sealed
-                    ? now + SealProtocol.POLL_MS
+                    ? seals.nextPoll(batch, now)
                     : Math.max(batch.lastArrival(), now) + cutter.maxWaitMs());
         }
     }
@@ -247,7 +259,12 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
     }
 
     @Override
-    public void snapshotState(FunctionSnapshotContext context) {
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        if (getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
+            cutLogStart.update(cutLog.lineageStart()); // one copy is enough: the union gives it to all
+        } else {
+            cutLogStart.clear();
+        }
         seals.snapshotStarted(context.getCheckpointId());
         emitter.snapshotStarted();
     }

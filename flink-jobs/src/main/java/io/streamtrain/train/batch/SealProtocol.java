@@ -26,6 +26,11 @@ final class SealProtocol implements Serializable {
     private static final long serialVersionUID = 1L;
     /** How often a sealed batch asks whether its cut has become durable. */
     static final long POLL_MS = 50;
+    /**
+     * How often a sealed batch whose cut went to the cut log asks whether the broker has it: the
+     * acknowledgement takes milliseconds, and the wait is part of every quiet partition's freshness.
+     */
+    static final long ACK_POLL_MS = 10;
 
     private final String topic;
     private final PartitionTail tail;
@@ -78,6 +83,11 @@ final class SealProtocol implements Serializable {
      */
     boolean isDurable(OpenBatch batch) {
         return batch.isCutLogged() || lastCompletedCheckpoint > batch.meta.sealedAfterSnapshot;
+    }
+
+    /** When a sealed batch next asks whether its cut is durable. */
+    long nextPoll(OpenBatch batch, long now) {
+        return now + (batch.meta.cutSent ? ACK_POLL_MS : POLL_MS);
     }
 
     /**

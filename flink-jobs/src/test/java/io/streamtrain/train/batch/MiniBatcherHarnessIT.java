@@ -15,6 +15,7 @@ import io.streamtrain.testing.KafkaFixture;
 import io.streamtrain.train.TrainingOptions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -146,7 +147,7 @@ class MiniBatcherHarnessIT {
             batcher.setProcessingTime(MAX_WAIT_MS); // idle and drained: sealed, its cut sent
             assertEquals(List.of(), cuts(batcher), "sent, not acknowledged yet");
             runMail(batcher); // the broker's acknowledgement
-            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.POLL_MS);
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
             assertEquals(List.of("0#0:0-2"), cuts(batcher), "no checkpoint was taken: the cut log made the cut durable");
         }
         assertEquals(List.of(new Cut(0, 0, 0, 2, 3)), loggedCuts(0));
@@ -159,7 +160,7 @@ class MiniBatcherHarnessIT {
             batcher.setProcessingTime(MAX_WAIT_MS); // sealed, its cut sent
             batcher.processElement(record(0, 3, MAX_WAIT_MS / 2), 0); // within max-wait by record time, yet held: the log may hold the cut
             runMail(batcher);
-            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.POLL_MS);
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
             batcher.processElement(record(0, 4, 3 * MAX_WAIT_MS), 0); // too late by record time: closes the batch of the held record
             assertEquals(List.of("0#0:0-2", "0#1:3-3"), cuts(batcher));
         }
@@ -182,7 +183,7 @@ class MiniBatcherHarnessIT {
             holdingOffset2 = snapshot(batcher, 2); // the open batch holds the cut's last record, unsealed
             batcher.setProcessingTime(MAX_WAIT_MS);
             runMail(batcher);
-            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.POLL_MS);
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
             assertEquals(List.of("0#0:0-2"), cuts(batcher));
         }
         try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
@@ -195,6 +196,60 @@ class MiniBatcherHarnessIT {
         assertEquals(expected, replay(beforeOffset2, 1, 2), "restored before the cut's last record: closes right after it");
         assertEquals(expected, replay(holdingOffset2, 2, 3), "restored holding the cut's last record: closes at once");
         assertEquals(List.of("0#0:0-5"), replay(beforeOffset2, 1, 2, CutLog.off()), "without the cut log the replay would cut elsewhere");
+    }
+
+    /**
+     * A job resumed from a checkpoint (a new job, built later: its own cuts topic start is the
+     * topic's end then) reads a partition that had no state in that checkpoint from the lineage's
+     * start, which the checkpoint carries: the stopped job cut that partition idle after it.
+     */
+    @Test
+    void aResumedJobFollowsTheIdleCutsOfAPartitionTheCheckpointHadNoStateFor() throws Exception {
+        OperatorSubtaskState withoutPartition0;
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            for (int i = 0; i < 2; i++) { // partition 1 is never drained, so never cut idle
+                producer.send(new ProducerRecord<>(topic, 1, null, new byte[] {(byte) i})).get();
+            }
+        }
+        try (var batcher = batcher(100, 1, 0, null, 0, cutLog)) {
+            feed(batcher, 1, 0, 1, 0);
+            withoutPartition0 = snapshot(batcher, 1);
+            feed(batcher, 0, 0, 3, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS); // partition 0's first batch, cut idle after the checkpoint
+            runMail(batcher);
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
+            assertEquals(List.of("0#0:0-2"), cuts(batcher));
+        }
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            for (int i = 0; i < 6; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, new byte[] {(byte) i})).get();
+            }
+        }
+        CutLog resumed;
+        try (var consumer = kafka.connection().client().consumer()) {
+            Map<Integer, Long> end = new HashMap<>();
+            consumer.endOffsets(List.of(new TopicPartition(cutsTopic, 0), new TopicPartition(cutsTopic, 1)))
+                    .forEach((tp, offset) -> end.put(tp.partition(), offset));
+            resumed = CutLog.on(kafka.connection(), cutsTopic, end);
+        }
+        assertEquals(List.of("0#0:0-2", "0#1:3-5"), replay(withoutPartition0, 1, 0, resumed));
+        assertTrue(loggedFences(0) >= 2, "every batcher that opened fenced the cuts partitions it reads");
+    }
+
+    private long loggedFences(int partition) {
+        try (KafkaConsumer<byte[], byte[]> consumer = kafka.connection().client().consumer()) {
+            TopicPartition tp = new TopicPartition(cutsTopic, partition);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            long fences = 0;
+            while (consumer.position(tp) < end) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    fences += Cut.isFence(r.value()) ? 1 : 0;
+                }
+            }
+            return fences;
+        }
     }
 
     private List<String> replay(OperatorSubtaskState restored, long checkpoint, long fromOffset) throws Exception {
@@ -220,7 +275,9 @@ class MiniBatcherHarnessIT {
             long end = consumer.endOffsets(List.of(tp)).get(tp);
             while (consumer.position(tp) < end) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    cuts.add(Cut.fromBytes(r.value()));
+                    if (!Cut.isFence(r.value())) {
+                        cuts.add(Cut.fromBytes(r.value()));
+                    }
                 }
             }
         }
