@@ -167,7 +167,9 @@ public final class TrainingOptions {
                     .durationType()
                     .defaultValue(Duration.ofMillis(20))
                     .withDescription(
-                            "How long the batcher waits for a credit without any applied notice arriving (streamtrain.train.credit-hard-cap in all);"
+                            "How long the batcher waits for a credit without any applied notice arriving, at least: twice its latest"
+                                    + " batch's round trip (sent to applied) when that is longer, as a deep model's tower makes it"
+                                    + " (streamtrain.train.credit-hard-cap in all);"
                                     + " when it runs out, that batch goes past the bound, and after max-batches-in-flight such"
                                     + " batches the bound is lifted until the next notice or the batcher's next checkpoint. The"
                                     + " usual cause is a checkpoint's barrier alignment at the PS, which holds up every notice"
