@@ -157,7 +157,7 @@ public final class TrainingJob {
                         new PartitionTail(kafka, stopOffsets(conf)),
                         new PartitionLag(kafka, topic, conf.get(TrainingOptions.LAG_REFRESH_INTERVAL).toMillis()),
                         new BatchCredits(kafka, TrainingOptions.appliedTopic(conf),
-                                conf.get(TrainingOptions.MAX_BATCHES_IN_FLIGHT), conf.get(TrainingOptions.CREDIT_WAIT).toMillis(),
+                                TrainingOptions.maxBatchesInFlight(conf), conf.get(TrainingOptions.CREDIT_WAIT).toMillis(),
                                 conf.get(TrainingOptions.CREDIT_HARD_CAP).toMillis()),
                         cutLog(conf, kafka),
                         conf.get(TrainingOptions.METRICS_REPORT_INTERVAL).toMillis())))

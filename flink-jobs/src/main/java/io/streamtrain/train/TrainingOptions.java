@@ -168,14 +168,21 @@ public final class TrainingOptions {
                     .defaultValue(2)
                     .withDescription(
                             "Flow control: batches per batcher subtask that may be pulled but not yet applied by the"
-                                    + " PS before the batcher waits. Bounds gradient staleness during a backlog. 0 = off.");
+                                    + " PS before the batcher waits. Bounds gradient staleness during a backlog. 0 = off."
+                                    + " Unset, a deep model (deepfm, wdl, dcn) takes 1: its worker spends 100-300 ms on a"
+                                    + " batch, and a second batch pulled meanwhile waits through it.");
+
+    /** What a deep model's batcher keeps in flight unless {@link #MAX_BATCHES_IN_FLIGHT} is set ({@link #maxBatchesInFlight}). */
+    private static final int DEEP_MAX_BATCHES_IN_FLIGHT = 1;
 
     public static final ConfigOption<Duration> CREDIT_WAIT =
             ConfigOptions.key("streamtrain.train.credit-wait")
                     .durationType()
                     .defaultValue(Duration.ofMillis(20))
                     .withDescription(
-                            "How long the batcher waits for a credit without any applied notice arriving (streamtrain.train.credit-hard-cap in all);"
+                            "How long the batcher waits for a credit without any applied notice arriving, at least: twice its latest"
+                                    + " batch's round trip (sent to applied) when that is longer, as a deep model's tower makes it"
+                                    + " (streamtrain.train.credit-hard-cap in all);"
                                     + " when it runs out, that batch goes past the bound, and after max-batches-in-flight such"
                                     + " batches the bound is lifted until the next notice or the batcher's next checkpoint. The"
                                     + " usual cause is a checkpoint's barrier alignment at the PS, which holds up every notice"
@@ -317,6 +324,20 @@ public final class TrainingOptions {
             atLeast(VALIDATION_WINDOW, 1),
             atLeast(FEEDBACK_PARTITIONS, 1),
             atLeast(INJECT_FAILURE_AFTER, 0L));
+
+    /**
+     * Batches per batcher subtask in flight: {@link #MAX_BATCHES_IN_FLIGHT} as set; unset, 1 for a
+     * deep model and the option's default otherwise. A deep model's worker computes a batch for
+     * 100-300 ms, and a second batch pulled meanwhile waits through all of it: two in flight
+     * doubled deepfm's staleness (steady p50 352 against 187 ms) at the same rate and CPU per
+     * example, since at parallelism 2 the other subtasks fill the cores while a worker waits for
+     * its next rows (docs/benchmarks.md, "Staleness of the deepfm loop"). An FM's batch takes a few
+     * ms, so there the round trip, not the worker, sets the pace, and two in flight keep it busy.
+     */
+    public static int maxBatchesInFlight(ReadableConfig conf) {
+        return conf.getOptional(MAX_BATCHES_IN_FLIGHT)
+                .orElse(conf.get(MODEL).isDeep() ? DEEP_MAX_BATCHES_IN_FLIGHT : MAX_BATCHES_IN_FLIGHT.defaultValue());
+    }
 
     /**
      * The model {@code conf} trains: kind, dim and, for the deep kinds, fields, hidden layers and

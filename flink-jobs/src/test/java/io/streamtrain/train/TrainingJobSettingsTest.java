@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtrain.model.ModelKind;
 import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -45,5 +46,19 @@ class TrainingJobSettingsTest {
         Configuration kept = RequiredFlinkSettings.apply(none);
         assertEquals("none", kept.get(RestartStrategyOptions.RESTART_STRATEGY));
         assertFalse(kept.contains(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS));
+    }
+
+    @Test
+    void aDeepModelKeepsOneBatchInFlightUnlessTheUserChoseOtherwise() {
+        Configuration fm = new Configuration();
+        fm.set(TrainingOptions.MODEL, ModelKind.FM);
+        assertEquals(2, TrainingOptions.maxBatchesInFlight(fm));
+
+        Configuration deepfm = new Configuration();
+        deepfm.set(TrainingOptions.MODEL, ModelKind.DEEPFM);
+        assertEquals(1, TrainingOptions.maxBatchesInFlight(deepfm));
+
+        deepfm.set(TrainingOptions.MAX_BATCHES_IN_FLIGHT, 2);
+        assertEquals(2, TrainingOptions.maxBatchesInFlight(deepfm));
     }
 }

@@ -138,7 +138,7 @@ public final class BenchCommand implements Callable<Integer> {
         variants.forEach(v -> SettingsCheck.check(v.settings()).orThrow());
         List<String> table = new ArrayList<>();
         table.add("| model | parallelism | run |" + (variantSpecs.isEmpty() ? "" : " variant |")
-                + " examples/s end-to-end | CPU µs per example | in-memory loop examples/s | ratio | staleness p50 ms | staleness p99 ms | rows "
+                + " examples/s end-to-end | CPU µs per example | in-memory loop examples/s | ratio | steady staleness p50 ms | steady staleness p99 ms | rows "
                 + "| checkpoint ms | checkpoint MB | MB per 1M rows |");
         table.add("|---|---|---|" + (variantSpecs.isEmpty() ? "" : "---|") + "---|---|---|---|---|---|---|---|---|---|");
         try (LocalKafka kafka = LocalKafka.start(0, dir.resolve("kafka"))) {
@@ -178,7 +178,8 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         System.out.printf(Locale.ROOT, "bench: %d examples, %d features each, vocabulary %d per field, dim %d, batch %d, checkpoints every %s, "
-                        + "after a warm-up run of %d examples at each parallelism%n",
+                        + "after a warm-up run of %d examples at each parallelism; examples/s, CPU and staleness over each run's steady span "
+                        + "(its whole run's staleness in its summary line)%n",
                 examples, fields, vocabulary, base.get(PsOptions.DIM), base.get(TrainingOptions.BATCH_SIZE),
                 KnownOption.valueText(CheckpointingOptions.CHECKPOINTING_INTERVAL, base.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)),
                 warmupExamples);
@@ -203,7 +204,7 @@ public final class BenchCommand implements Callable<Integer> {
         double mb = s.checkpointBytes() / 1e6;
         return String.format(Locale.ROOT, "| %s | %d | %d |%s %.0f | %.1f | %.0f | %.2f | %.0f | %.0f | %d | %d | %.1f | %.1f |",
                 model, p, run, variantSpecs.isEmpty() ? "" : " " + variant.name() + " |", s.examplesPerSecond(), s.steadyCpuMicrosPerExample(),
-                loop, s.examplesPerSecond() / loop, s.stalenessP50Ms(), s.stalenessP99Ms(), rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
+                loop, s.examplesPerSecond() / loop, s.steadyStalenessP50Ms(), s.steadyStalenessP99Ms(), rows, s.checkpointMs(), mb, mb / Math.max(1e-6, rows / 1e6));
     }
 
     /**

@@ -19,8 +19,8 @@ final class PsMetrics {
     final Counter rowsWrittenBack;
     /** The recent pushes' staleness (dashboards, the metrics topic). */
     final Histogram staleness;
-    /** Every push's staleness since the subtask started (a run's summary). */
-    final Histogram runStaleness;
+    /** Every push's staleness since the subtask started (a run's summary; its counts for a span's). */
+    final RunHistogram runStaleness;
     final Histogram changedRowsSnapshotMs;
     private final MetricGroup group;
 
@@ -37,6 +37,7 @@ final class PsMetrics {
         rowsWrittenBack = group.counter("rowsWrittenBack");
         staleness = group.histogram("gradientStalenessMs", new DescriptiveStatisticsHistogram(2048));
         runStaleness = group.histogram("gradientStalenessRunMs", new RunHistogram());
+        group.gauge("gradientStalenessRunCounts", (Gauge<String>) runStaleness::encoded);
         changedRowsSnapshotMs = group.histogram("changedRowsSnapshotMs", new DescriptiveStatisticsHistogram(256));
     }
 

@@ -1,5 +1,9 @@
 package io.streamtrain.ps;
 
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.zip.DataFormatException;
 import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.apache.flink.metrics.Histogram;
@@ -15,6 +19,9 @@ import org.apache.flink.metrics.HistogramStatistics;
  * in fixed memory, and a quantile is the highest value of its bucket, never below the true one. The
  * task thread records while the metric threads read: a {@link ConcurrentHistogram}, copied for each
  * read. {@link HistogramStatistics#getValues} is empty: the values are not kept.
+ *
+ * <p>{@link #encoded} gives the counts themselves, so that a reader can take the difference of two
+ * readings: the staleness of a span of the run (the bench's steady span, without the job's start).
  */
 public final class RunHistogram implements Histogram {
     private static final int SIGNIFICANT_DIGITS = 3;
@@ -29,6 +36,25 @@ public final class RunHistogram implements Histogram {
     @Override
     public long getCount() {
         return values.getTotalCount();
+    }
+
+    /**
+     * The counts so far as text, HdrHistogram's compressed encoding in Base64 (a gauge's value over
+     * Flink's REST API); {@link #decode} reads it back.
+     */
+    public String encoded() {
+        AbstractHistogram copy = values.copy();
+        ByteBuffer buffer = ByteBuffer.allocate(copy.getNeededByteBufferCapacity());
+        int length = copy.encodeIntoCompressedByteBuffer(buffer);
+        return Base64.getEncoder().encodeToString(Arrays.copyOf(buffer.array(), length));
+    }
+
+    /** The counts of an {@link #encoded} reading. */
+    public static org.HdrHistogram.Histogram decode(String encoded) throws DataFormatException {
+        org.HdrHistogram.Histogram h = org.HdrHistogram.Histogram.decodeFromCompressedByteBuffer(
+                ByteBuffer.wrap(Base64.getDecoder().decode(encoded)), 0);
+        h.setAutoResize(true);
+        return h;
     }
 
     @Override

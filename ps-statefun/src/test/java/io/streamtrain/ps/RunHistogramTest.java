@@ -72,4 +72,22 @@ class RunHistogramTest {
         assertTrue(Double.isNaN(new RunHistogram().getStatistics().getQuantile(0.99)));
         assertTrue(Double.isNaN(new RunHistogram().getStatistics().getMean()));
     }
+
+    @Test
+    void twoEncodedReadingsGiveTheValuesBetweenThem() throws Exception {
+        RunHistogram h = new RunHistogram();
+        for (int i = 0; i < 1_000; i++) {
+            h.update(4_000); // the job's start: cold pulls
+        }
+        var before = RunHistogram.decode(h.encoded());
+        for (int i = 0; i < 1_000; i++) {
+            h.update(100 + i % 100);
+        }
+        var span = RunHistogram.decode(h.encoded());
+        span.subtract(before);
+        assertEquals(1_000, span.getTotalCount());
+        assertEquals(199, span.getValueAtPercentile(100));
+        assertEquals(149, span.getValueAtPercentile(50));
+        assertEquals(2_000, RunHistogram.decode(h.encoded()).getTotalCount());
+    }
 }

@@ -27,7 +27,12 @@ import org.apache.kafka.common.KafkaException;
  * a blocking wait, so the bound still throttles the source.
  *
  * <p>Only pacing depends on it, never the model. A wait goes on while notices keep arriving (the
- * PS is working, if slowly), and runs out after {@code maxWaitMs} without any: then one batch goes
+ * PS is working, if slowly), and runs out after a silence longer than the loop's own pace: no notice
+ * for {@code maxWaitMs}, or for twice the latest round trip of one of ours (sent to applied) when
+ * that is longer. A deep model's worker takes 100-300 ms per batch of 1024, so the notices of a
+ * healthy loop come that far apart; a fixed 20 ms ran out before nearly every batch there, the
+ * bound never held, and pulled batches queued in front of the worker (staleness p99 ~1 s,
+ * docs/benchmarks.md, "Staleness of the deepfm loop"). Then one batch goes
  * past the bound, and after {@code maxInFlight} of them the bound is suspended, because under
  * aligned checkpoints the likely cause is a checkpoint: the PS, aligning barriers, holds its push
  * input until the batcher forwards its barrier, which it cannot do while it waits. (Under unaligned
@@ -42,6 +47,12 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private static final long serialVersionUID = 1L;
     /** Batches remembered at most, as a multiple of the bound: notices lost to a sink hiccup must not pin credits. */
     private static final int REMEMBERED_FACTOR = 16;
+    /**
+     * A wait runs out after this many of our latest round trips without a notice (if longer than
+     * maxWaitMs): with one batch in flight, a wait that begins as it leaves sees a whole round trip
+     * of silence before its notice, so one round trip is the loop's pace and two are a pause.
+     */
+    private static final int ROUND_TRIPS_OF_SILENCE = 2;
 
     private final KafkaConnection kafka;
     private final String topic;
@@ -54,8 +65,10 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     private transient ProcessingTimeService time;
     private transient MailboxExecutor mailbox;
     private transient ThrowingRunnable<InterruptedException> yieldToMailbox;
-    /** (source partition, batch sequence) → pushes not yet announced, oldest first. */
-    private transient LinkedHashMap<BatchId, int[]> inFlight;
+    /** (source partition, batch sequence) → the batch in flight, oldest first. */
+    private transient LinkedHashMap<BatchId, InFlight> inFlight;
+    /** The latest round trip of one of our batches, sent to its last push announced, in ms; 0 before the first. */
+    private transient long lastRoundTripMs;
     /**
      * Batches let past the bound since the last snapshot or notice, one per wait that ran out; at
      * maxInFlight the bound is lifted.
@@ -71,7 +84,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
 
     /**
      * @param maxInFlight batches per batcher subtask pulled but not yet applied; 0 turns flow control off
-     * @param maxWaitMs the longest one wait for a credit may take without any notice
+     * @param maxWaitMs how long a wait for a credit goes on without any notice, at least (twice our latest round trip if longer)
      * @param hardCapMs the longest one wait for a credit may take at all
      */
     public BatchCredits(KafkaConnection kafka, String topic, int maxInFlight, long maxWaitMs, long hardCapMs) {
@@ -115,7 +128,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         if (feed == null || pushes == 0) {
             return;
         }
-        inFlight.put(new BatchId(sourcePartition, batchSeq), new int[] {pushes});
+        inFlight.put(new BatchId(sourcePartition, batchSeq), new InFlight(pushes, time.getCurrentProcessingTime()));
         Iterator<BatchId> oldest = inFlight.keySet().iterator();
         while (inFlight.size() > maxInFlight * REMEMBERED_FACTOR) {
             oldest.next();
@@ -125,7 +138,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
 
     /**
      * Returns once fewer than {@code maxInFlight} batches (plus the overdraft) are in flight, or the
-     * wait ran out: no notice at all for {@code maxWaitMs}, or none of ours for {@link #hardCapMs}.
+     * wait ran out: no notice at all for {@link #silenceMs}, or none of ours for {@link #hardCapMs}.
      * A wait that runs out lets this one batch past the bound; after {@code maxInFlight} such batches
      * the bound is lifted. The likely cause is a checkpoint: the PS, aligning its barriers, holds up
      * every push, and so every notice, until this batcher forwards its barrier, which it reaches only
@@ -151,7 +164,7 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         try {
             while (feed != null && inFlight.size() >= bound()) {
                 long now = time.getCurrentProcessingTime();
-                long deadline = psSnapshotting ? start + hardCapMs : Math.min(lastNotice + maxWaitMs, start + hardCapMs);
+                long deadline = psSnapshotting ? start + hardCapMs : Math.min(lastNotice + silenceMs(), start + hardCapMs);
                 if (now >= deadline) {
                     waitsRunOut.inc();
                     overdraft++;
@@ -195,6 +208,11 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         psSnapshotting = true;
     }
 
+    /** How long a wait goes on without any notice: {@code maxWaitMs}, or twice our latest round trip if longer. */
+    private long silenceMs() {
+        return Math.max(maxWaitMs, ROUND_TRIPS_OF_SILENCE * lastRoundTripMs);
+    }
+
     private int bound() {
         return maxInFlight + overdraft;
     }
@@ -204,11 +222,13 @@ public final class BatchCredits implements Serializable, AutoCloseable {
         if (feed == null) {
             return;
         }
+        long now = time.getCurrentProcessingTime();
         int notices = feed.drainTo(applied -> {
             BatchId id = new BatchId(applied.sourcePartition, applied.batchSeq);
-            int[] left = inFlight.get(id);
-            if (left != null && (left[0] -= applied.pushes) <= 0) {
+            InFlight batch = inFlight.get(id);
+            if (batch != null && (batch.pushesLeft -= applied.pushes) <= 0) {
                 inFlight.remove(id);
+                lastRoundTripMs = Math.max(0, now - batch.sentAt);
             }
         });
         if (notices > 0) {
@@ -232,6 +252,17 @@ public final class BatchCredits implements Serializable, AutoCloseable {
     }
 
     private record BatchId(int sourcePartition, long batchSeq) {}
+
+    /** A batch in flight: its pushes not yet announced, and when it went out. */
+    private static final class InFlight {
+        int pushesLeft;
+        final long sentAt;
+
+        InFlight(int pushes, long sentAt) {
+            this.pushesLeft = pushes;
+            this.sentAt = sentAt;
+        }
+    }
 
     /** For tests: batches currently holding a credit. */
     int inFlight() {

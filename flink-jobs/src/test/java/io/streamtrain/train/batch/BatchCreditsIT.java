@@ -59,6 +59,27 @@ class BatchCreditsIT {
     }
 
     @Test
+    void aWaitAllowsTwiceOurLatestRoundTripWithoutANoticeWhenThatIsLongerThanTheCreditWait() throws Exception {
+        try (Loop loop = new Loop(1)) {
+            loop.send(0);
+            loop.send(1, () -> {
+                loop.advanceTo(90); // batch 0 comes back 90 ms after it left: the loop's pace
+                loop.announce(new PushApplied(0, 0, loop.pushesOf(0)));
+            });
+            loop.send(2, () -> {
+                // A worker slower than the credit wait (a deep model's tower): no notice for 150 ms is
+                // still its pace, not a pause; 2 x 90 ms is.
+                loop.advanceTo(90 + 150);
+                Thread.sleep(300); // time for the task thread to end the wait, were its deadline passed
+                assertTrue(loop.awaitParked(), "still waiting within twice the round trip");
+                assertEquals(0, loop.credits.waitsRunOut(), "no run-out within twice the round trip");
+                loop.advanceTo(90 + 2 * 90);
+            });
+            assertEquals(1, loop.credits.waitsRunOut(), "after twice the round trip without a notice the wait ran out");
+        }
+    }
+
+    @Test
     void eachWaitThatRunsOutLetsOneBatchPastTheBoundUntilTheBoundIsDoubled() throws Exception {
         try (Loop loop = new Loop(2)) {
             loop.send(0);

@@ -127,7 +127,8 @@ public final class BackfillRun {
                         () -> KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom));
                 summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(), window[0], window[1], window[2], cps.completed(), restarts,
                         loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds, savepoint.toString(), cps.latestDurationMs(), cps.latestSizeBytes(),
-                        watch.steadyCpuMicrosPerExample());
+                        watch.steadyCpuMicrosPerExample(),
+                        watch.steadyStalenessMs(0.5), watch.steadyStalenessMs(0.99));
             }
         }
         if (summary != null && !summary.warning().isEmpty()) {

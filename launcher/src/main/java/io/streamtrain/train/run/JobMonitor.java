@@ -36,6 +36,8 @@ import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedSubtaskMetri
 import org.apache.flink.runtime.rest.messages.job.metrics.AggregatedSubtaskMetricsParameters;
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsHeaders;
 import org.apache.flink.runtime.rest.messages.job.metrics.JobMetricsMessageParameters;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobVertexMetricsHeaders;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobVertexMetricsMessageParameters;
 import org.apache.flink.runtime.rest.messages.job.metrics.Metric;
 import org.apache.flink.runtime.rest.messages.job.metrics.MetricsAggregationParameter;
 import org.apache.flink.runtime.rest.messages.job.metrics.MetricsAggregationParameter.AggregationMode;
@@ -191,8 +193,43 @@ public final class JobMonitor implements AutoCloseable {
         return Double.NaN;
     }
 
+    /**
+     * The value, as reported, of the metric whose id ends with {@code suffix} at each subtask of the
+     * vertex named {@code vertexName} that reports it: for gauges of text, which the aggregated view
+     * cannot add up. Empty when none reports it (yet).
+     */
+    public List<String> subtaskValuesOfMetric(String vertexName, String suffix) throws Exception {
+        for (JobDetailsInfo.JobVertexDetailsInfo v : details().getJobVertexInfos()) {
+            if (v.getName().contains(vertexName)) {
+                // Ids here are "<subtask>.<metric>"; without a filter Flink answers the ids alone.
+                List<String> ids = vertexMetrics(v.getJobVertexID(), List.of()).stream()
+                        .map(Metric::getId).filter(id -> id.endsWith(suffix)).toList();
+                return ids.isEmpty() ? List.of()
+                        : vertexMetrics(v.getJobVertexID(), ids).stream().map(Metric::getValue).filter(java.util.Objects::nonNull).toList();
+            }
+        }
+        return List.of();
+    }
+
+    private java.util.Collection<Metric> vertexMetrics(JobVertexID vertex, List<String> metrics) throws Exception {
+        JobVertexMetricsMessageParameters params = JobVertexMetricsHeaders.getInstance().getUnresolvedMessageParameters();
+        resolve(params, vertex, metrics);
+        return await("GET vertex metrics", client.sendRequest(JobVertexMetricsHeaders.getInstance(), params, EmptyRequestBody.getInstance())).getMetrics();
+    }
+
     private java.util.Collection<AggregatedMetric> subtaskMetrics(JobVertexID vertex, List<String> metrics, List<AggregationMode> modes) throws Exception {
         AggregatedSubtaskMetricsParameters params = AggregatedSubtaskMetricsHeaders.getInstance().getUnresolvedMessageParameters();
+        resolve(params, vertex, metrics);
+        params.getQueryParameters().forEach(q -> {
+            if (q instanceof MetricsAggregationParameter a && !modes.isEmpty()) {
+                a.resolve(modes);
+            }
+        });
+        return await("GET subtask metrics", client.sendRequest(AggregatedSubtaskMetricsHeaders.getInstance(), params, EmptyRequestBody.getInstance())).getMetrics();
+    }
+
+    /** Resolves the job and vertex of a vertex's metrics request, and its metric filter unless {@code metrics} is empty (then Flink lists the ids). */
+    private void resolve(org.apache.flink.runtime.rest.messages.MessageParameters params, JobVertexID vertex, List<String> metrics) {
         params.getPathParameters().forEach(p -> {
             if (p instanceof JobIDPathParameter j) {
                 j.resolve(job);
@@ -203,11 +240,8 @@ public final class JobMonitor implements AutoCloseable {
         params.getQueryParameters().forEach(q -> {
             if (q instanceof MetricsFilterParameter f && !metrics.isEmpty()) {
                 f.resolve(metrics);
-            } else if (q instanceof MetricsAggregationParameter a && !modes.isEmpty()) {
-                a.resolve(modes);
             }
         });
-        return await("GET subtask metrics", client.sendRequest(AggregatedSubtaskMetricsHeaders.getInstance(), params, EmptyRequestBody.getInstance())).getMetrics();
     }
 
     /** The cluster's overview: TaskManagers, slots, running jobs. */

@@ -1,6 +1,7 @@
 package io.streamtrain.train.run;
 
 import io.streamtrain.kafka.KafkaOutage;
+import io.streamtrain.ps.RunHistogram;
 import io.streamtrain.train.KafkaProgress;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -11,8 +12,8 @@ import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleFunction;
 import io.streamtrain.train.TrainingJob;
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.HdrHistogram.Histogram;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -86,7 +87,7 @@ final class ProgressWatch {
             }
             // The metric only once offsets stand still: a REST read makes the JobManager fetch every
             // metric of the job, which cost the demo a fifth of its rate when done on every poll.
-            if (!pollThroughOutage(flink.job()) && recordsAwaitingBatch(flink) > 0) {
+            if (!pollThroughOutage(flink) && recordsAwaitingBatch(flink) > 0) {
                 changed();
             }
             long now = System.nanoTime();
@@ -118,12 +119,37 @@ final class ProgressWatch {
     }
 
     /**
+     * The PS's staleness counts so far, its subtasks' together ({@code ps.gradientStalenessRunCounts});
+     * null when they cannot be read. Read once a checkpoint moved the offsets, not on every poll: a
+     * REST read of metrics makes the JobManager fetch every metric of the job.
+     */
+    private static Histogram stalenessCounts(TrainingCluster flink) {
+        try (JobMonitor monitor = flink.monitor()) {
+            Histogram all = null;
+            for (String counts : monitor.subtaskValuesOfMetric("parameter-server", "gradientStalenessRunCounts")) {
+                Histogram one = RunHistogram.decode(counts);
+                if (all == null) {
+                    all = one;
+                } else {
+                    all.add(one);
+                }
+            }
+            return all;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the run is being stopped: the next sleep says so
+            return null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /**
      * {@link #poll}, but while Kafka is unreachable (within the outage patience) the last readings
      * stand and the run counts as moving: a run is never found quiet in an outage.
      */
-    private boolean pollThroughOutage(JobID job) throws Exception {
+    private boolean pollThroughOutage(TrainingCluster flink) throws Exception {
         try {
-            boolean moved = poll(job);
+            boolean moved = poll(flink);
             outage.reachable();
             return moved;
         } catch (Exception e) {
@@ -134,8 +160,8 @@ final class ProgressWatch {
     }
 
     /** Reads the offsets; returns whether anything moved (or is left to read) since the last poll. */
-    private boolean poll(JobID job) throws Exception {
-        checkpoints.refresh(job);
+    private boolean poll(TrainingCluster flink) throws Exception {
+        checkpoints.refresh(flink.job());
         Map<TopicPartition, Long> end = target.call();
         // A backfill's source reads on past its range's end; progress counts only up to it.
         Map<TopicPartition, Long> checkpointed = KafkaProgress.capped(checkpoints.offsets(examplesSource), end);
@@ -149,7 +175,7 @@ final class ProgressWatch {
         }
         if (done > records) {
             lastAdvance = System.nanoTime();
-            steadyRate.advanced(lastAdvance, done, lag, ProcessCpu.nanos());
+            steadyRate.advanced(lastAdvance, done, lag, ProcessCpu.nanos(), stalenessCounts(flink));
             records = done;
         }
         examplesCheckpointed = checkpointed;
@@ -230,6 +256,11 @@ final class ProgressWatch {
     /** Examples/s while the backlog lasted, start-up and the drained end excluded ({@link SteadyRate}). */
     double steadyRate() {
         return steadyRate.rate(records, activeSeconds());
+    }
+
+    /** The PS's staleness quantile {@code q} (ms) over the span of {@link #steadyRate} ({@link SteadyRate#stalenessQuantile}). */
+    double steadyStalenessMs(double q) {
+        return steadyRate.stalenessQuantile(q);
     }
 
     /** This JVM's CPU µs per example over the span of {@link #steadyRate} ({@link SteadyRate#cpuMicrosPerExample}). */

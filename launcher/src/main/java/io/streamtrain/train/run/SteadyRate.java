@@ -1,5 +1,7 @@
 package io.streamtrain.train.run;
 
+import org.HdrHistogram.Histogram;
+
 /**
  * A run's rate from its checkpointed progress, with start-up and the drained end left out.
  * Checkpointed offsets move only when a checkpoint completes, so the rate is read between two
@@ -12,13 +14,19 @@ package io.streamtrain.train.run;
  *
  * <p>Each reading also carries this JVM's CPU time, so the CPU per example is read over the same
  * span as the rate: a whole run's CPU over its records charges job start-up, the JIT's first
- * compilations and the drained end to the examples, which at 60k examples was half of it.
+ * compilations and the drained end to the examples, which at 60k examples was half of it. And it
+ * carries the PS's staleness counts so far, so that staleness too is read over the span: the whole
+ * run's counts hold the job's start (a cold PS, the tower's first passes, the batch-size ramp),
+ * whose pushes were seconds stale.
  */
 final class SteadyRate {
     private static final double MIN_SECONDS = 0.5;
 
-    /** One reading of the committed records: when, how many, and this JVM's CPU ns then. */
-    private record Reading(long nanos, long records, long cpuNanos) {}
+    /**
+     * One reading of the committed records: when, how many, this JVM's CPU ns then, and the PS's
+     * staleness counts then (its subtasks' together; null when they could not be read).
+     */
+    private record Reading(long nanos, long records, long cpuNanos, Histogram staleness) {}
 
     private Reading first;
     private Reading last;
@@ -26,13 +34,14 @@ final class SteadyRate {
 
     /**
      * The committed records moved to {@code records} at {@code nanos}, leaving {@code lag} records to
-     * read, with this JVM's CPU time at {@code cpuNanos}.
+     * read, with this JVM's CPU time at {@code cpuNanos} and the PS's staleness counts so far
+     * ({@code staleness}, null when unknown).
      */
-    void advanced(long nanos, long records, long lag, long cpuNanos) {
+    void advanced(long nanos, long records, long lag, long cpuNanos, Histogram staleness) {
         if (last != null && records < last.records) {
             return;
         }
-        Reading now = new Reading(nanos, records, cpuNanos);
+        Reading now = new Reading(nanos, records, cpuNanos, staleness);
         if (first == null) {
             first = now;
         }
@@ -61,6 +70,26 @@ final class SteadyRate {
             return Double.NaN;
         }
         return (end.cpuNanos - first.cpuNanos) / 1e3 / (end.records - first.records);
+    }
+
+    /**
+     * The staleness quantile {@code q} (ms) of the pushes the PS applied over the span {@link #rate}
+     * reads, its subtasks' together; NaN when the counts at either end are unknown, or a subtask
+     * restarted in between (its counts began again).
+     */
+    double stalenessQuantile(double q) {
+        Reading end = spanEnd();
+        if (end == null || end.staleness == null || first.staleness == null
+                || end.staleness.getTotalCount() <= first.staleness.getTotalCount()) {
+            return Double.NaN;
+        }
+        Histogram span = end.staleness.copy();
+        try {
+            span.subtract(first.staleness);
+        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException restarted) {
+            return Double.NaN;
+        }
+        return span.getValueAtPercentile(100 * q);
     }
 
     /** Where the span from {@link #first} ends: the last reading with records left, else the last one; null if neither is long enough. */

@@ -208,7 +208,8 @@ public final class TrainingRun {
                         () -> KafkaProgress.countCommittedRecords(connection, deadLetterTopic, deadLettersFrom));
                 TrainingSummary summary = new TrainingSummary(watch.exactRecords(), watch.steadyRate(),
                         window[0], window[1], window[2], cps.completed(), restarts, loop.stalenessP99Ms(), loop.stalenessP50Ms(), deadLetters, loop.creditWaitMs(), loop.creditWaitsRunOut(), seconds,
-                        cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes(), watch.steadyCpuMicrosPerExample());
+                        cps.latestPath(), cps.latestDurationMs(), cps.latestSizeBytes(), watch.steadyCpuMicrosPerExample(),
+                        watch.steadyStalenessMs(0.5), watch.steadyStalenessMs(0.99));
                 if (!summary.warning().isEmpty()) {
                     out.println("train: " + summary.warning());
                 }
