@@ -151,8 +151,10 @@ public final class TrainingOptions {
                     .defaultValue(Duration.ofMillis(500))
                     .withDescription(
                             "A batch closes early when a record's timestamp is this much later than its first"
-                                    + " record's, or when its partition has been idle this long (then it is emitted"
-                                    + " once the cuts topic or a checkpoint holds the cut, to keep replays deterministic).");
+                                    + " record's, or, once Kafka holds no further record of its partition, when it is"
+                                    + " this old (with idle-cut-log; without it, when no record came for this long). Such"
+                                    + " a batch is emitted once the cuts topic or a checkpoint holds the cut, to keep"
+                                    + " replays deterministic.");
 
     public static final ConfigOption<Boolean> IDLE_CUT_LOG =
             ConfigOptions.key("streamtrain.train.idle-cut-log")

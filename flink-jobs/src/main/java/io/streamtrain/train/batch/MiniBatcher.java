@@ -81,7 +81,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
         this.validator = validator;
         this.tail = tail;
         this.failure = new FailureInjection(injectFailureAfter);
-        this.seals = new SealProtocol(topic, tail, maxWaitMs);
+        this.seals = new SealProtocol(topic, tail, maxWaitMs, cutLog.isOn());
         this.emitter = new BatchEmitter(keyGroups, denseKeys, credits);
         this.reporter = new LagReporter(lag, reportEveryMs);
         this.cutLog = cutLog;
@@ -190,9 +190,7 @@ public class MiniBatcher extends KeyedProcessFunction<Integer, SourceRecord, Min
                 cutWriter.send(ctx.getCurrentKey(), Cut.of(batch.partition(), batch.nextSeq(), batch.records()));
                 batch.cutSent();
             }
-            ctx.timerService().registerProcessingTimeTimer(sealed
-                    ? seals.nextPoll(batch, now)
-                    : Math.max(batch.lastArrival(), now) + cutter.maxWaitMs());
+            ctx.timerService().registerProcessingTimeTimer(sealed ? seals.nextPoll(batch, now) : seals.nextIdleCheck(batch, now));
         }
     }
 

@@ -17,7 +17,9 @@ final class OpenBatch {
     private final int capacity;
     private List<BatchRecord> records;
     private long firstTimestamp;
-    /** Processing time of the last record added: the idle timer seals only after max-wait without one. */
+    /** Processing time of the first record added: with a cut log, the idle timer seals a batch this old. */
+    private long firstArrival;
+    /** Processing time of the last record added: without a cut log, the idle timer seals only after max-wait without one. */
     private long lastArrival;
     /** Changed since its last write to state. */
     private boolean dirty;
@@ -63,6 +65,7 @@ final class OpenBatch {
     void add(BatchRecord r, long now) {
         if (records.isEmpty()) {
             firstTimestamp = r.timestamp;
+            firstArrival = now;
         }
         records.add(r);
         lastArrival = now;
@@ -87,6 +90,10 @@ final class OpenBatch {
 
     long firstTimestamp() {
         return firstTimestamp;
+    }
+
+    long firstArrival() {
+        return firstArrival;
     }
 
     long lastArrival() {

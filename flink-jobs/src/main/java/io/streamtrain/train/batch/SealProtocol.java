@@ -35,15 +35,24 @@ final class SealProtocol implements Serializable {
     private final String topic;
     private final PartitionTail tail;
     private final long maxWaitMs;
+    /**
+     * With a cut log a seal costs one acknowledged write, so a batch is sealed once it is max-wait
+     * old and its partition is drained: its first record waits at most max-wait. Without one a
+     * seal may hold the partition for a checkpoint, so only a batch that has had no record for
+     * max-wait is sealed; then a burst that ends just before its batch's record-time cut holds
+     * that batch's first record for up to twice max-wait.
+     */
+    private final boolean sealByAge;
 
     private transient ListState<BatchRecord> held;
     private transient long lastStartedSnapshot;
     private transient long lastCompletedCheckpoint;
 
-    SealProtocol(String topic, PartitionTail tail, long maxWaitMs) {
+    SealProtocol(String topic, PartitionTail tail, long maxWaitMs, boolean sealByAge) {
         this.topic = topic;
         this.tail = tail;
         this.maxWaitMs = maxWaitMs;
+        this.sealByAge = sealByAge;
     }
 
     /** The job restarted from {@code checkpointId} (0: a fresh start): seals before it are durable. */
@@ -70,11 +79,24 @@ final class SealProtocol implements Serializable {
      * returns whether it did.
      */
     boolean sealIfIdle(OpenBatch batch, long now) {
-        if (now - batch.lastArrival() >= maxWaitMs && tail.drainedFrom(topic, batch.partition(), batch.meta.nextOffset)) {
+        if (waited(batch, now) && tail.drainedFrom(topic, batch.partition(), batch.meta.nextOffset)) {
             batch.seal(lastStartedSnapshot);
             return true;
         }
         return false;
+    }
+
+    /** When an unsealed open batch is next checked ({@link #sealIfIdle}). */
+    long nextIdleCheck(OpenBatch batch, long now) {
+        if (!sealByAge) {
+            return Math.max(batch.lastArrival(), now) + maxWaitMs;
+        }
+        // Old enough but not drained: the source is a little behind, and the batch closes as soon as it catches up.
+        return waited(batch, now) ? now + POLL_MS : batch.firstArrival() + maxWaitMs;
+    }
+
+    private boolean waited(OpenBatch batch, long now) {
+        return now - (sealByAge ? batch.firstArrival() : batch.lastArrival()) >= maxWaitMs;
     }
 
     /**

@@ -153,6 +153,32 @@ class MiniBatcherHarnessIT {
         assertEquals(List.of(new Cut(0, 0, 0, 2, 3)), loggedCuts(0));
     }
 
+    /**
+     * With a cut log, a batch is sealed once it is max-wait old and its partition drained, though
+     * a record came since: a burst that ends just before the record-time cut would otherwise hold
+     * the batch's first record for max-wait more. Without a cut log only max-wait without a record
+     * seals (a seal there may wait for a checkpoint).
+     */
+    @Test
+    void withACutLogABatchIsSealedMaxWaitAfterItsFirstRecord() throws Exception {
+        try (var batcher = batcher(100, 1, 0, null, 0, cutLog)) {
+            feed(batcher, 0, 0, 1, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS - 100);
+            feed(batcher, 0, 1, 2, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS); // max-wait after the first record, 100 ms after the last
+            runMail(batcher);
+            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
+            assertEquals(List.of("0#0:0-1"), cuts(batcher));
+        }
+        try (var batcher = batcher(100, 1, 0, null, 0)) {
+            feed(batcher, 1, 0, 1, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS - 100);
+            feed(batcher, 1, 1, 2, 0);
+            batcher.setProcessingTime(MAX_WAIT_MS);
+            assertEquals(List.of(), cuts(batcher), "without a cut log: not idle for max-wait yet");
+        }
+    }
+
     @Test
     void aSealWhoseCutWasSentIsNotWithdrawn() throws Exception {
         try (var batcher = batcher(100, 1, 0, null, 0, cutLog)) {
