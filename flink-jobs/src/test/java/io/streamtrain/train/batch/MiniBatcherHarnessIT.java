@@ -165,9 +165,7 @@ class MiniBatcherHarnessIT {
             feed(batcher, 0, 0, 1, 0);
             batcher.setProcessingTime(MAX_WAIT_MS - 100);
             feed(batcher, 0, 1, 2, 0);
-            batcher.setProcessingTime(MAX_WAIT_MS); // max-wait after the first record, 100 ms after the last
-            runMail(batcher);
-            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
+            cutIdleThroughTheLog(batcher); // max-wait after the first record, 100 ms after the last
             assertEquals(List.of("0#0:0-1"), cuts(batcher));
         }
         try (var batcher = batcher(100, 1, 0, null, 0)) {
@@ -207,16 +205,10 @@ class MiniBatcherHarnessIT {
             beforeOffset2 = snapshot(batcher, 1);
             feed(batcher, 0, 2, 3, 0);
             holdingOffset2 = snapshot(batcher, 2); // the open batch holds the cut's last record, unsealed
-            batcher.setProcessingTime(MAX_WAIT_MS);
-            runMail(batcher);
-            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
+            cutIdleThroughTheLog(batcher);
             assertEquals(List.of("0#0:0-2"), cuts(batcher));
         }
-        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
-            for (int i = 0; i < 6; i++) {
-                producer.send(new ProducerRecord<>(topic, 0, null, new byte[] {(byte) i})).get();
-            }
-        }
+        produce(0, 6);
         List<String> expected = List.of("0#0:0-2", "0#1:3-5");
         assertEquals(expected, replay(null, 0, 0), "a fresh job's restart");
         assertEquals(expected, replay(beforeOffset2, 1, 2), "restored before the cut's last record: closes right after it");
@@ -232,25 +224,15 @@ class MiniBatcherHarnessIT {
     @Test
     void aResumedJobFollowsTheIdleCutsOfAPartitionTheCheckpointHadNoStateFor() throws Exception {
         OperatorSubtaskState withoutPartition0;
-        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
-            for (int i = 0; i < 2; i++) { // partition 1 is never drained, so never cut idle
-                producer.send(new ProducerRecord<>(topic, 1, null, new byte[] {(byte) i})).get();
-            }
-        }
+        produce(1, 2); // partition 1 is never drained, so never cut idle
         try (var batcher = batcher(100, 1, 0, null, 0, cutLog)) {
             feed(batcher, 1, 0, 1, 0);
             withoutPartition0 = snapshot(batcher, 1);
             feed(batcher, 0, 0, 3, 0);
-            batcher.setProcessingTime(MAX_WAIT_MS); // partition 0's first batch, cut idle after the checkpoint
-            runMail(batcher);
-            batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
+            cutIdleThroughTheLog(batcher); // partition 0's first batch, cut idle after the checkpoint
             assertEquals(List.of("0#0:0-2"), cuts(batcher));
         }
-        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
-            for (int i = 0; i < 6; i++) {
-                producer.send(new ProducerRecord<>(topic, 0, null, new byte[] {(byte) i})).get();
-            }
-        }
+        produce(0, 6);
         CutLog resumed;
         try (var consumer = kafka.connection().client().consumer()) {
             Map<Integer, Long> end = new HashMap<>();
@@ -263,19 +245,7 @@ class MiniBatcherHarnessIT {
     }
 
     private long loggedFences(int partition) {
-        try (KafkaConsumer<byte[], byte[]> consumer = kafka.connection().client().consumer()) {
-            TopicPartition tp = new TopicPartition(cutsTopic, partition);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            long fences = 0;
-            while (consumer.position(tp) < end) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    fences += Cut.isFence(r.value()) ? 1 : 0;
-                }
-            }
-            return fences;
-        }
+        return loggedRecords(partition).stream().filter(Cut::isFence).count();
     }
 
     private List<String> replay(OperatorSubtaskState restored, long checkpoint, long fromOffset) throws Exception {
@@ -293,7 +263,12 @@ class MiniBatcherHarnessIT {
 
     /** The cuts recorded in partition {@code partition} of the cuts topic. */
     private List<Cut> loggedCuts(int partition) {
-        List<Cut> cuts = new ArrayList<>();
+        return loggedRecords(partition).stream().filter(v -> !Cut.isFence(v)).map(Cut::fromBytes).toList();
+    }
+
+    /** The records of partition {@code partition} of the cuts topic, fences included. */
+    private List<byte[]> loggedRecords(int partition) {
+        List<byte[]> values = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = kafka.connection().client().consumer()) {
             TopicPartition tp = new TopicPartition(cutsTopic, partition);
             consumer.assign(List.of(tp));
@@ -301,22 +276,33 @@ class MiniBatcherHarnessIT {
             long end = consumer.endOffsets(List.of(tp)).get(tp);
             while (consumer.position(tp) < end) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (!Cut.isFence(r.value())) {
-                        cuts.add(Cut.fromBytes(r.value()));
-                    }
+                    values.add(r.value());
                 }
             }
         }
-        return cuts;
+        return values;
+    }
+
+    /** Records 0 to {@code count - 1} of {@code partition} of the examples topic, as the drain check sees them. */
+    private void produce(int partition, int count) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(topic, partition, null, new byte[] {(byte) i})).get();
+            }
+        }
+    }
+
+    /** Max-wait after the open batch's first record (its partition drained): sealed, its cut logged and acknowledged. */
+    private static void cutIdleThroughTheLog(KeyedOneInputStreamOperatorTestHarness<Integer, SourceRecord, MiniBatch> batcher)
+            throws Exception {
+        batcher.setProcessingTime(MAX_WAIT_MS);
+        runMail(batcher);
+        batcher.setProcessingTime(MAX_WAIT_MS + SealProtocol.ACK_POLL_MS);
     }
 
     @Test
     void aBatchIsNotSealedWhileKafkaHoldsRecordsAfterIt() throws Exception {
-        try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
-            for (int i = 0; i < 4; i++) {
-                producer.send(new ProducerRecord<>(topic, 0, null, new byte[] {(byte) i})).get();
-            }
-        }
+        produce(0, 4);
         try (var batcher = batcher(100, 1, 0, null, 0)) {
             feed(batcher, 0, 0, 3, 0); // a replay that has not reached offset 3 yet: it only looks idle
             batcher.setProcessingTime(MAX_WAIT_MS);
