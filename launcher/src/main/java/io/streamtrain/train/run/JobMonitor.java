@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,6 +28,7 @@ import org.apache.flink.runtime.rest.messages.JobExceptionsInfoWithHistory;
 import org.apache.flink.runtime.rest.messages.JobIDPathParameter;
 import org.apache.flink.runtime.rest.messages.JobMessageParameters;
 import org.apache.flink.runtime.rest.messages.JobVertexIdPathParameter;
+import org.apache.flink.runtime.rest.messages.MessageParameters;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointStatistics;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatistics;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatisticsHeaders;
@@ -205,7 +207,7 @@ public final class JobMonitor implements AutoCloseable {
                 List<String> ids = vertexMetrics(v.getJobVertexID(), List.of()).stream()
                         .map(Metric::getId).filter(id -> id.endsWith(suffix)).toList();
                 return ids.isEmpty() ? List.of()
-                        : vertexMetrics(v.getJobVertexID(), ids).stream().map(Metric::getValue).filter(java.util.Objects::nonNull).toList();
+                        : vertexMetrics(v.getJobVertexID(), ids).stream().map(Metric::getValue).filter(Objects::nonNull).toList();
             }
         }
         return List.of();
@@ -229,7 +231,7 @@ public final class JobMonitor implements AutoCloseable {
     }
 
     /** Resolves the job and vertex of a vertex's metrics request, and its metric filter unless {@code metrics} is empty (then Flink lists the ids). */
-    private void resolve(org.apache.flink.runtime.rest.messages.MessageParameters params, JobVertexID vertex, List<String> metrics) {
+    private void resolve(MessageParameters params, JobVertexID vertex, List<String> metrics) {
         params.getPathParameters().forEach(p -> {
             if (p instanceof JobIDPathParameter j) {
                 j.resolve(job);
